@@ -1,0 +1,16 @@
+import { TeamValidationError, loadTeam, type LoadedTeam } from '../team';
+import { CliError } from './errors';
+
+/** Loads a team for a command; problems end the command with exit 2 and one line each. */
+export async function loadTeamOrExit(file: string): Promise<LoadedTeam> {
+  try {
+    const loaded = await loadTeam(file);
+    for (const w of loaded.warnings) process.stderr.write(`warning: ${w}\n`);
+    return loaded;
+  } catch (err) {
+    if (err instanceof TeamValidationError) {
+      throw new CliError(err.problems.map((p) => (p.startsWith(`${file}:`) ? p : `${file}: ${p}`)).join('\n'), 2);
+    }
+    throw err;
+  }
+}

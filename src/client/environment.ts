@@ -1,0 +1,115 @@
+/**
+ * What `cohort run` needs around a session: a Temporal server (started when none answers
+ * locally), a worker (run in-process when none polls the task queue) and a model (the simulated
+ * one when no ANTHROPIC_API_KEY is set).
+ */
+import type { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import type { Worker } from '@temporalio/worker';
+import { startSim, type SimServer } from '../sim';
+import { createWorkers, defaultWorkDir, installQuietRuntime, llmTaskQueueFor, runWorkers } from '../worker';
+import { connectClient, connectWorkerConnection, connectionSettings, isServerReachable, type ConnectionSettings } from './connection';
+import { startDevServer, type DevServer } from './devserver';
+
+export type Log = (line: string) => void;
+
+export interface Environment {
+  settings: ConnectionSettings;
+  client: Client;
+  connection: Connection;
+  server?: DevServer;
+  sim?: SimServer;
+  workers: Worker[];
+  /** Runs the in-process workers (if any) until `until` settles. */
+  runWorkersUntil(until: Promise<unknown>): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface EnvironmentOptions {
+  taskQueue: string;
+  /** Start a dev server when nothing answers at a local address (default true). */
+  startServer?: boolean;
+  /** Run a worker in-process when none polls the task queue (default true). */
+  startWorker?: boolean;
+  log: Log;
+  env?: NodeJS.ProcessEnv;
+}
+
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
+
+export function isLocalAddress(address: string): boolean {
+  const host = address.replace(/:\d+$/, '');
+  return LOCAL_HOSTS.has(host);
+}
+
+export async function prepareEnvironment(opts: EnvironmentOptions): Promise<Environment> {
+  const env = opts.env ?? process.env;
+  let settings = connectionSettings(env);
+  let server: DevServer | undefined;
+  if (!(await isServerReachable(settings))) {
+    if (opts.startServer === false || !isLocalAddress(settings.address)) {
+      throw new Error(
+        `cannot reach Temporal at ${settings.address} (namespace ${settings.namespace}): check TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE, or run \`cohort server\``,
+      );
+    }
+    const port = Number(settings.address.split(':').pop()) || 7233;
+    opts.log(`No Temporal server at ${settings.address}: starting a dev server for this run (\`cohort server\` keeps one running).`);
+    server = await startDevServer({ port, namespace: settings.namespace, log: opts.log });
+    settings = { ...settings, address: server.address };
+    opts.log(`Temporal dev server ready at ${server.address}, UI ${server.uiUrl || '(headless)'}`);
+  }
+  const { client, connection } = await connectClient(settings);
+  let sim: SimServer | undefined;
+  let workers: Worker[] = [];
+  if (opts.startWorker !== false && !(await hasPollers(client, settings.namespace, opts.taskQueue))) {
+    let apiKey = env.ANTHROPIC_API_KEY;
+    let baseURL = env.ANTHROPIC_BASE_URL;
+    if (!apiKey) {
+      sim = await startSim({ port: 0 });
+      apiKey = 'sim';
+      baseURL = sim.url;
+      opts.log(`No ANTHROPIC_API_KEY: using the simulated model at ${sim.url} (offline mode).`);
+    }
+    installQuietRuntime();
+    const nativeConnection = await connectWorkerConnection(settings);
+    workers = await createWorkers({
+      connection: nativeConnection,
+      namespace: settings.namespace,
+      taskQueue: opts.taskQueue,
+      activities: { model: { apiKey, baseURL }, workDir: defaultWorkDir() },
+    });
+    opts.log(`No worker on task queue "${opts.taskQueue}": running one in this process.`);
+  }
+  return {
+    settings,
+    client,
+    connection,
+    server,
+    sim,
+    workers,
+    runWorkersUntil: (until) => (workers.length ? runWorkers(workers, until) : until.then(() => undefined, () => undefined)),
+    async close() {
+      await connection.close().catch(() => undefined);
+      await sim?.close();
+      await server?.stop();
+    },
+  };
+}
+
+/** True when some worker polls the session task queue and its model queue. */
+export async function hasPollers(client: Client, namespace: string, taskQueue: string): Promise<boolean> {
+  const svc = client.workflowService;
+  const [wf, llm] = await Promise.all([
+    svc.describeTaskQueue({
+      namespace,
+      taskQueue: { name: taskQueue },
+      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    }),
+    svc.describeTaskQueue({
+      namespace,
+      taskQueue: { name: llmTaskQueueFor(taskQueue) },
+      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+    }),
+  ]);
+  return (wf.pollers?.length ?? 0) > 0 && (llm.pollers?.length ?? 0) > 0;
+}

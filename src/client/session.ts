@@ -1,0 +1,89 @@
+/** Starting, following and reading sessions through the Temporal client. */
+import { randomBytes } from 'node:crypto';
+import { ApplicationFailure, type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { sessionStateQuery } from '../shared/definitions';
+import type { SessionResult, SessionState } from '../shared/session-types';
+import type { TeamSpec } from '../shared/team';
+import type { sessionWorkflow } from '../workflows';
+
+export type SessionHandle = WorkflowHandle<typeof sessionWorkflow>;
+
+/** `<team>-<yyyymmdd-hhmmss>-<4 hex>`: sortable, readable in the UI, unique enough. */
+export function newSessionId(teamName: string, now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `${teamName}-${stamp}-${randomBytes(2).toString('hex')}`;
+}
+
+export interface StartSessionOptions {
+  id?: string;
+  taskQueue: string;
+}
+
+export async function startSession(
+  client: Client,
+  team: TeamSpec,
+  task: string,
+  opts: StartSessionOptions,
+): Promise<SessionHandle> {
+  return client.workflow.start<typeof sessionWorkflow>('sessionWorkflow', {
+    taskQueue: opts.taskQueue,
+    workflowId: opts.id ?? newSessionId(team.name),
+    args: [{ team, task }],
+    staticSummary: summaryLine(task),
+    staticDetails: `Team **${team.name}**: lead ${team.lead.model}; agents ${Object.keys(team.agents).join(', ') || 'none'}\n\n${task}`,
+  });
+}
+
+function summaryLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 200 ? `${flat.slice(0, 199)}…` : flat;
+}
+
+export async function querySession(handle: WorkflowHandle): Promise<SessionState> {
+  return handle.query(sessionStateQuery);
+}
+
+/**
+ * Waits for the session to end and returns its result. A failed session carries its result in
+ * the failure's details; a cancelled or terminated one is read through the state query.
+ */
+export async function sessionResult(handle: WorkflowHandle): Promise<SessionResult> {
+  try {
+    return (await handle.result()) as SessionResult;
+  } catch (err) {
+    if (err instanceof WorkflowFailedError) {
+      const cause = err.cause;
+      if (cause instanceof ApplicationFailure && cause.details?.[0]) return cause.details[0] as SessionResult;
+      const status = cause?.name === 'CancelledFailure' ? 'cancelled' : 'failed';
+      const state = await querySession(handle).catch(() => undefined);
+      return {
+        workflowId: handle.workflowId,
+        status,
+        answer: state?.answer ?? '',
+        usage: state?.usage ?? { input_tokens: 0, output_tokens: 0, cost_usd: 0 },
+        agents: (state?.agents ?? []).map(({ id, name, status: s, turns, usage }) => ({ id, name, status: s, turns, usage })),
+        error: cause?.message ?? err.message,
+      };
+    }
+    throw err;
+  }
+}
+
+/**
+ * Calls `onState` with the session's state every `intervalMs` until `done` settles. Query
+ * failures while the session starts (no workflow task yet) are skipped, not fatal.
+ */
+export async function followSession(
+  handle: WorkflowHandle,
+  done: Promise<unknown>,
+  onState: (s: SessionState) => void,
+  intervalMs = 500,
+): Promise<void> {
+  let finished = false;
+  void done.finally(() => (finished = true)).catch(() => undefined);
+  while (!finished) {
+    const state = await querySession(handle).catch(() => undefined);
+    if (state && !finished) onState(state);
+    await Promise.race([done.catch(() => undefined), new Promise((r) => setTimeout(r, intervalMs))]);
+  }
+}

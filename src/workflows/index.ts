@@ -1,0 +1,3 @@
+// Every workflow the worker registers (its workflowsPath points here).
+export { sessionWorkflow } from './session';
+export { subagentWorkflow } from './subagent';

@@ -1,0 +1,5 @@
+import { takeGlobalTestServer } from './server-handle';
+
+export default async function globalTeardown(): Promise<void> {
+  await takeGlobalTestServer()?.stop();
+}
