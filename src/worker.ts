@@ -66,7 +66,7 @@ export async function runWorkers(workers: Worker[], until?: Promise<unknown>): P
 /** Quieter Temporal runtime logs for CLI use; call before creating any worker. */
 export function installQuietRuntime(): void {
   try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
   } catch {
     // Already installed (a second call in the same process): keep the first.
   }

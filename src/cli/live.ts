@@ -40,7 +40,7 @@ export class LiveView {
 
   private printChanges(s: SessionState): void {
     const entries: Array<[string, string]> = [
-      ['lead', `lead turn ${s.lead.turns}${s.lead.last ? `: ${s.lead.last}` : ''}`],
+      ['lead', `lead: ${s.lead.last ?? 'starting'}`],
       ...s.agents.map((a): [string, string] => [a.id, `${shortId(a)} ${a.status}${a.status === 'running' ? '' : ` (${a.turns} turns, ${formatUsage(a.usage)})`}`]),
     ];
     for (const [key, line] of entries) {
