@@ -6,6 +6,7 @@ import { resultCommand, startCommand, statusCommand } from './sessions';
 import { devCommand, serverCommand, workerCommand } from './servers';
 import { runSimCommand } from './sim';
 import { runValidate } from './validate';
+import { setupCommand } from './setup';
 
 type Action = (...args: any[]) => Promise<number | void>;
 
@@ -87,6 +88,11 @@ export function buildProgram(): Command {
     .option('--model-concurrency <n>', 'model calls at once in this worker (COHORT_MODEL_CONCURRENCY)')
     .option('--model-rps <n>', 'model calls per second across all workers (COHORT_MODEL_RPS)')
     .action(act((opts) => workerCommand(opts)));
+
+  program
+    .command('setup')
+    .description("register Cohort's search attributes on the Temporal namespace (real servers; `cohort dev` does it itself)")
+    .action(act(() => setupCommand()));
 
   program
     .command('sim')

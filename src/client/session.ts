@@ -1,6 +1,7 @@
 /** Starting, following and reading sessions through the Temporal client. */
 import { randomBytes } from 'node:crypto';
 import { ApplicationFailure, type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
 import { sessionStateQuery } from '../shared/definitions';
 import type { SessionResult, SessionState } from '../shared/session-types';
 import type { TeamSpec } from '../shared/team';
@@ -19,19 +20,33 @@ export interface StartSessionOptions {
   taskQueue: string;
 }
 
+/** Lets users filter sessions by team in the Temporal UI and `cohort ls --team`. */
+export const COHORT_TEAM = defineSearchAttributeKey('CohortTeam', SearchAttributeType.KEYWORD);
+
 export async function startSession(
   client: Client,
   team: TeamSpec,
   task: string,
   opts: StartSessionOptions,
 ): Promise<SessionHandle> {
-  return client.workflow.start<typeof sessionWorkflow>('sessionWorkflow', {
+  const options = {
     taskQueue: opts.taskQueue,
     workflowId: opts.id ?? newSessionId(team.name),
-    args: [{ team, task }],
+    args: [{ team, task }] as [{ team: TeamSpec; task: string }],
     staticSummary: summaryLine(task),
     staticDetails: `Team **${team.name}**: lead ${team.lead.model}; agents ${Object.keys(team.agents).join(', ') || 'none'}\n\n${task}`,
-  });
+  };
+  try {
+    return await client.workflow.start<typeof sessionWorkflow>('sessionWorkflow', {
+      ...options,
+      typedSearchAttributes: [{ key: COHORT_TEAM, value: team.name }],
+    });
+  } catch (err) {
+    // A server where `cohort setup` never ran lacks the attribute: start anyway, unfilterable.
+    if (!/search attribute/i.test(String((err as Error).message))) throw err;
+    process.stderr.write(`warning: ${(err as Error).message} (run \`cohort setup\` to register Cohort's search attributes)\n`);
+    return client.workflow.start<typeof sessionWorkflow>('sessionWorkflow', options);
+  }
 }
 
 function summaryLine(text: string): string {
