@@ -76,7 +76,7 @@ async function main() {
     });
     rows.push([`${CONCURRENT} concurrent one-call sessions`, `${t3.ms} ms (${((CONCURRENT * 1000) / t3.ms).toFixed(1)} sessions/s)`]);
   } finally {
-    for (const w of workers) w.shutdown();
+    for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
     await running;
     await connection.close();
     await native.close();

@@ -3,8 +3,10 @@
  * own `<queue>-llm` task queue so they can be rate-limited apart (DESIGN.md §5).
  */
 import path from 'node:path';
-import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { installRuntime } from './telemetry';
 import { createActivities, type ActivityConfig } from './activities';
+import { readSessionOutcome } from './activities/batch';
 
 export const DEFAULT_TASK_QUEUE = 'cohort';
 
@@ -19,9 +21,19 @@ export interface CohortWorkerOptions {
   activities: ActivityConfig;
   /** Model calls running at once in this worker. */
   modelConcurrency?: number;
-  /** Model calls per second across all workers of the queue (enforced by the server). */
+  /**
+   * Model calls started per second across all workers of the queue: Temporal's
+   * `maxTaskQueueActivitiesPerSecond`, enforced by the server (the last worker to poll sets it).
+   */
   modelRatePerSecond?: number;
 }
+
+/**
+ * How often a model call's heartbeats reach the server at most. The SDK's default (up to 80% of
+ * the heartbeat timeout) would let a cancelled session's call run on for ~24 s: cancellation
+ * only reaches an activity in a heartbeat's answer.
+ */
+const MODEL_HEARTBEAT_THROTTLE = '2 seconds';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
@@ -41,7 +53,7 @@ export async function createWorkers(opts: CohortWorkerOptions): Promise<Worker[]
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
     workflowBundle: await workflowBundle(),
-    activities: { runTool },
+    activities: { runTool, readSessionOutcome },
   });
   const modelWorker = await Worker.create({
     connection: opts.connection,
@@ -49,6 +61,7 @@ export async function createWorkers(opts: CohortWorkerOptions): Promise<Worker[]
     taskQueue: llmTaskQueueFor(opts.taskQueue),
     activities: { callModel },
     maxConcurrentActivityTaskExecutions: opts.modelConcurrency ?? 20,
+    maxHeartbeatThrottleInterval: MODEL_HEARTBEAT_THROTTLE,
     ...(opts.modelRatePerSecond ? { maxTaskQueueActivitiesPerSecond: opts.modelRatePerSecond } : {}),
   });
   return [sessionWorker, modelWorker];
@@ -65,11 +78,7 @@ export async function runWorkers(workers: Worker[], until?: Promise<unknown>): P
 
 /** Quieter Temporal runtime logs for CLI use; call before creating any worker. */
 export function installQuietRuntime(): void {
-  try {
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
-  } catch {
-    // Already installed (a second call in the same process): keep the first.
-  }
+  installRuntime({ logLevel: 'ERROR' });
 }
 
 export function defaultWorkDir(): string {

@@ -52,10 +52,11 @@ test('`cohort run` with no Temporal server starts one, follows the session and p
   expect(r.stdout).toContain('### analyst');
 }, 120_000);
 
-test('`cohort start`, `status` and `result --json` work against a separate `cohort worker --sim`', async () => {
+test('`cohort start`, `status` and `result --json` work against a separate `cohort worker --sim`, which serves metrics', async () => {
   const taskQueue = uniqueTaskQueue('cli-worker');
   const env = cliEnv({ TEMPORAL_ADDRESS: testAddress(), TEMPORAL_NAMESPACE: testNamespace(), COHORT_TASK_QUEUE: taskQueue });
-  const worker = spawnCli(['worker', '--sim'], env);
+  const metricsPort = await freePort();
+  const worker = spawnCli(['worker', '--sim', '--metrics', `127.0.0.1:${metricsPort}`], env);
   try {
     await waitFor('the worker to poll', () => worker.output().includes('Worker polling'));
     const started = await runCli(['start', TEAM, TASK], env);
@@ -75,9 +76,29 @@ test('`cohort start`, `status` and `result --json` work against a separate `coho
     expect(status.code).toBe(0);
     expect(status.stdout).toContain(`${id} · COMPLETED · completed`);
     expect(status.stdout).toMatch(/researcher-1: completed, 1 turns?/);
+
+    // Prometheus: the runtime's worker metrics and Cohort's model-call metrics, by model.
+    const metrics = await waitFor('model metrics', async () => {
+      const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      return /cohort_model_calls\w*\{[^}]*model="claude-haiku-4-5"/.test(text) ? text : undefined;
+    });
+    expect(metrics).toMatch(/cohort_model_calls\w*\{[^}]*model="claude-sonnet-4-5"[^}]*status="ok"[^}]*\} 4/);
+    // ^ lead (2 turns), analyst and writer run on sonnet; the researcher on haiku.
+    expect(metrics).toMatch(/cohort_model_input_tokens\w*\{[^}]*model="claude-haiku-4-5"[^}]*\} [1-9]/);
+    expect(metrics).toMatch(/temporal_\w+/);
   } finally {
     await stopProcess(worker.child);
   }
+});
+
+test('a second `cohort run` right after the first (whose worker Temporal still lists) does not wait for a gone worker', async () => {
+  const env = cliEnv({ TEMPORAL_ADDRESS: testAddress(), TEMPORAL_NAMESPACE: testNamespace(), COHORT_TASK_QUEUE: uniqueTaskQueue('cli-twice') });
+  const first = await runCli(['run', TEAM, 'first question', '--json'], env);
+  expect(first.code).toBe(0);
+  const second = await runCli(['run', TEAM, 'second question', '--json'], env);
+  expect(second.code).toBe(0);
+  expect(JSON.parse(second.stdout).status).toBe('completed');
+  expect(second.stderr).toMatch(/No worker (on task queue|picked up)/);
 });
 
 test('`cohort validate` and `cohort run` name the problems of a bad team and exit 2', async () => {

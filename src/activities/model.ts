@@ -12,8 +12,15 @@ import { MODEL_ERROR_TYPES } from '../shared/activity-types';
 import type { ChatMessage, ContentBlock, ModelReply, StopReason, Usage } from '../shared/messages-api';
 import { ConversationStore } from './conversation-store';
 import { classifyModelError } from './model-errors';
+import { recordModelCall } from './metrics';
+import { RatePacer, estimateTokens } from './rate-pacer';
 
 const KEEP_ALIVE_MS = 5_000;
+/**
+ * Temporal refuses payloads over 2 MB (and the activity would be retried with the same result
+ * forever). A reply this big is a runaway generation, not something to carry in history.
+ */
+export const DEFAULT_MAX_RESULT_BYTES = 1_500_000;
 
 export interface ModelConfig {
   /** Read from the worker's environment at start-up; never part of a workflow input. */
@@ -22,6 +29,10 @@ export interface ModelConfig {
   baseURL?: string;
   /** Per-request HTTP timeout; keep it below the activity's startToCloseTimeout. */
   timeoutMs?: number;
+  /** Wait for the provider's rate-limit reset instead of sending a request it would refuse. Default true. */
+  pacing?: boolean;
+  /** Largest activity result, in bytes of JSON; a bigger reply fails once, non-retryably. */
+  maxResultBytes?: number;
 }
 
 /**
@@ -31,6 +42,9 @@ export interface ModelConfig {
  * attempt; errors are classified by {@link classifyModelError}.
  */
 export function createModelActivities(config: ModelConfig, store = new ConversationStore()) {
+  // One pacer per worker process: every model call of this worker shares what the headers said.
+  const pacer = config.pacing === false ? undefined : new RatePacer();
+  const maxResultBytes = config.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   const client = config.apiKey
     ? new Anthropic({
         apiKey: config.apiKey,
@@ -66,27 +80,64 @@ export function createModelActivities(config: ModelConfig, store = new Conversat
     // Heartbeats show the worker is alive and are how a real worker learns of a cancellation.
     // Stream events drive them; the timer covers a slow first token. The worker throttles them.
     ctx.heartbeat();
+    if (pacer) {
+      const waited = await pacer
+        .acquire(estimateTokens([params.system, params.messages, params.tools]), {
+          heartbeat: () => ctx.heartbeat(),
+          signal: ctx.cancellationSignal,
+          heartbeatMs: KEEP_ALIVE_MS,
+        })
+        .catch(() => {
+          throw cancellation(ctx);
+        });
+      if (waited > 0) ctx.log.info('model call paced by provider rate limit', { agentId: input.agentId, waitedMs: waited });
+    }
     const keepAlive = setInterval(() => ctx.heartbeat(), KEEP_ALIVE_MS);
     try {
       // Streaming keeps long generations inside HTTP timeouts; the activity's signal aborts the
       // request when Temporal cancels the activity.
       const stream = client.messages.stream(params, { signal: ctx.cancellationSignal });
+      stream.on('connect', () => pacer?.observe(stream.response?.headers));
       stream.on('streamEvent', () => ctx.heartbeat());
       message = await stream.finalMessage();
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw cancellation(ctx);
-      throw classifyModelError(err);
+      pacer?.observe((err as { headers?: Headers } | null)?.headers);
+      const failure = classifyModelError(err);
+      recordModelCall(input.model, failure.type ?? 'error');
+      throw failure;
     } finally {
       clearInterval(keepAlive);
     }
 
     const reply = toModelReply(message);
+    recordModelCall(input.model, 'ok', reply.usage);
+    const output: CallModelOutput = { reply, cached: messages.length + 1 };
+    assertResultFits(output, maxResultBytes, input.agentId);
     const conversation: ChatMessage[] = [...messages, { role: 'assistant', content: reply.content }];
     store.remember(input.conversation.key, conversation);
-    return { reply, cached: conversation.length };
+    return output;
   }
 
   return { callModel };
+}
+
+/**
+ * Fails once, non-retryably, when the result would not fit in a Temporal payload: retrying
+ * would get the same oversized reply again (and pay for it), and the server's own refusal is an
+ * opaque workflow-task failure that never ends.
+ */
+function assertResultFits(output: CallModelOutput, maxBytes: number, agentId: string): void {
+  const bytes = Buffer.byteLength(JSON.stringify(output), 'utf8');
+  if (bytes <= maxBytes) return;
+  throw ApplicationFailure.create({
+    type: MODEL_ERROR_TYPES.payloadTooLarge,
+    nonRetryable: true,
+    message:
+      `model reply for agent ${agentId} is ${(bytes / 1e6).toFixed(2)} MB, over the ${(maxBytes / 1e6).toFixed(2)} MB ` +
+      `limit for one Temporal payload (lower the agent's max_tokens)`,
+    details: [{ agentId, bytes, maxBytes }],
+  });
 }
 
 function cancellation(ctx: Context): Error {

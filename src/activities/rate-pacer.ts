@@ -12,6 +12,8 @@ interface Budget {
   remaining: number;
   /** ms since the epoch when `remaining` refills. */
   resetAt: number;
+  /** Set when the real reset passed and this is the one-call probe that follows. */
+  probe?: boolean;
 }
 
 export interface PacerWaitOptions {
@@ -28,6 +30,13 @@ export interface HeaderSource {
 
 /** Longest single wait; a reset further out than this is treated as bad data, not obeyed. */
 const MAX_WAIT_MS = 2 * 60_000;
+/** How often a waiting call looks again: fresh headers from another call may free it early. */
+const RECHECK_MS = 250;
+/**
+ * After a reset passes, how much is free is unknown (a sliding window frees one slot, a bucket
+ * refills fully), so one call goes first and the rest wait this long at most for its headers.
+ */
+const PROBE_WAIT_MS = 2_000;
 
 export class RatePacer {
   private requests?: Budget;
@@ -41,6 +50,8 @@ export class RatePacer {
    */
   delayFor(estimatedTokens: number): number {
     const now = this.now();
+    this.requests = afterReset(this.requests, now, 1);
+    this.tokens = afterReset(this.tokens, now, estimatedTokens);
     let until = now;
     if (this.requests && this.requests.resetAt > now && this.requests.remaining < 1) {
       until = Math.max(until, this.requests.resetAt);
@@ -58,8 +69,9 @@ export class RatePacer {
   async acquire(estimatedTokens: number, opts: PacerWaitOptions = {}): Promise<number> {
     let waited = 0;
     for (let delay = this.delayFor(estimatedTokens); delay > 0; delay = this.delayFor(estimatedTokens)) {
-      await sleep(delay, opts);
-      waited += delay;
+      const step = Math.min(delay, RECHECK_MS);
+      await sleep(step, opts);
+      waited += step;
     }
     const now = this.now();
     if (this.requests && this.requests.resetAt > now) this.requests.remaining -= 1;
@@ -77,6 +89,13 @@ export class RatePacer {
     const tokens = budget(headers, 'input-tokens') ?? budget(headers, 'tokens');
     if (tokens) this.tokens = tokens;
   }
+}
+
+/** A budget whose reset has passed becomes a probe: room for one call until new headers come. */
+function afterReset(b: Budget | undefined, now: number, probeSize: number): Budget | undefined {
+  if (!b || b.resetAt > now) return b;
+  if (b.probe) return undefined; // No headers came back within the probe wait: stop pacing on stale data.
+  return { remaining: probeSize, resetAt: now + PROBE_WAIT_MS, probe: true };
 }
 
 function budget(headers: HeaderSource, kind: string): Budget | undefined {

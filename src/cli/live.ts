@@ -3,7 +3,7 @@
  * line per change when the output is not a terminal (CI logs, pipes).
  */
 import { formatUsage } from '../shared/render';
-import type { AgentInfo, SessionState } from '../shared/session-types';
+import type { AgentInfo, SessionResult, SessionState } from '../shared/session-types';
 
 export interface Sink {
   write(chunk: string): unknown;
@@ -16,9 +16,23 @@ export class LiveView {
 
   constructor(private readonly out: Sink) {}
 
+  private last?: SessionState;
+
   update(s: SessionState): void {
+    this.last = s;
     if (this.out.isTTY) this.redraw(s);
     else this.printChanges(s);
+  }
+
+  /** Shows the agents' final states from the result (the last query may predate the end). */
+  finalize(result: SessionResult): void {
+    if (!this.last) return;
+    const byId = new Map(result.agents.map((a) => [a.id, a]));
+    const known = new Set(this.last.agents.map((a) => a.id));
+    const agents: AgentInfo[] = this.last.agents.map((a) => ({ ...a, ...(byId.get(a.id) ?? {}) }));
+    for (const a of result.agents) if (!known.has(a.id)) agents.push({ model: '', task: '', ...a } as AgentInfo);
+    this.update({ ...this.last, status: result.status, usage: result.usage, agents });
+    this.finish();
   }
 
   /** Leaves the last frame on screen. */

@@ -12,7 +12,7 @@ export function printResult(result: SessionResult, json: boolean, out = process.
   if (result.error) err.write(`error: ${result.error}\n`);
 }
 
-/** 0 for a session that produced its answer, 1 otherwise. */
+/** 0 for a session that produced its answer (also when a limit made the lead conclude early), 1 otherwise. */
 export function exitCodeFor(result: SessionResult): number {
-  return result.status === 'completed' || result.status === 'max_turns' ? 0 : 1;
+  return ['completed', 'max_turns', 'budget_exhausted'].includes(result.status) ? 0 : 1;
 }

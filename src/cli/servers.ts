@@ -5,6 +5,7 @@ import { startDevServer, type DevServer } from '../client/devserver';
 import { startSim, type SimServer } from '../sim';
 import { DEFAULT_TASK_QUEUE, createWorkers, defaultWorkDir, runWorkers } from '../worker';
 import { CliError } from './errors';
+import { installRuntime } from '../telemetry';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -29,6 +30,12 @@ export interface WorkerCommandOptions {
   sim?: boolean;
   modelConcurrency?: string;
   modelRps?: string;
+  /** Per-request HTTP timeout for model calls, seconds. */
+  modelTimeout?: string;
+  /** commander's `--no-model-pacing` sets this false. */
+  modelPacing?: boolean;
+  /** host:port for the Prometheus /metrics endpoint (COHORT_METRICS_ADDRESS). */
+  metrics?: string;
 }
 
 /** The model endpoint for a worker: the real API with a key, else the simulated model if allowed. */
@@ -46,6 +53,8 @@ async function modelConfig(allowSim: boolean): Promise<{ apiKey: string; baseURL
 async function runWorkerProcess(opts: WorkerCommandOptions, allowSim: boolean): Promise<void> {
   const settings = connectionSettings();
   const taskQueue = opts.taskQueue ?? process.env.COHORT_TASK_QUEUE ?? DEFAULT_TASK_QUEUE;
+  // Before any connection: the runtime carries the log level and the Prometheus exporter.
+  installRuntime({ logLevel: 'INFO', metricsAddress: opts.metrics });
   const model = await modelConfig(allowSim);
   try {
     const connection = await connectWorkerConnection(settings).catch((err: Error) => {
@@ -55,7 +64,15 @@ async function runWorkerProcess(opts: WorkerCommandOptions, allowSim: boolean): 
       connection,
       namespace: settings.namespace,
       taskQueue,
-      activities: { model: { apiKey: model.apiKey, baseURL: model.baseURL }, workDir: defaultWorkDir() },
+      activities: {
+        model: {
+          apiKey: model.apiKey,
+          baseURL: model.baseURL,
+          timeoutMs: secondsOption(opts.modelTimeout ?? process.env.COHORT_MODEL_TIMEOUT, 'model request timeout'),
+          pacing: opts.modelPacing !== false && !/^(0|false|off|no)$/i.test(process.env.COHORT_MODEL_PACING ?? ''),
+        },
+        workDir: defaultWorkDir(),
+      },
       modelConcurrency: numberOption(opts.modelConcurrency ?? process.env.COHORT_MODEL_CONCURRENCY, 'model concurrency'),
       modelRatePerSecond: numberOption(opts.modelRps ?? process.env.COHORT_MODEL_RPS, 'model requests per second'),
     });
@@ -73,6 +90,11 @@ function numberOption(value: string | undefined, what: string): number | undefin
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new CliError(`${what} must be a positive number, got "${value}"`);
   return n;
+}
+
+function secondsOption(value: string | undefined, what: string): number | undefined {
+  const seconds = numberOption(value, what);
+  return seconds === undefined ? undefined : seconds * 1000;
 }
 
 export async function workerCommand(opts: WorkerCommandOptions): Promise<number> {

@@ -74,11 +74,13 @@ export function connectionSettings(env: NodeJS.ProcessEnv = process.env): Connec
 /** Connects a client (grpc-js) for starting, signalling and querying workflows. */
 export async function connectClient(
   settings: ConnectionSettings,
+  opts: { connectTimeoutMs?: number } = {},
 ): Promise<{ connection: Connection; client: Client }> {
   const connection = await Connection.connect({
     address: settings.address,
     tls: tlsConfig(settings.tls),
     apiKey: settings.apiKey,
+    ...(opts.connectTimeoutMs ? { connectTimeout: opts.connectTimeoutMs } : {}),
   });
   const client = new Client({ connection, namespace: settings.namespace });
   return { connection, client };

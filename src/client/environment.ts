@@ -3,7 +3,7 @@
  * locally), a worker (run in-process when none polls the task queue) and a model (the simulated
  * one when no ANTHROPIC_API_KEY is set).
  */
-import type { Client, Connection } from '@temporalio/client';
+import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { Worker } from '@temporalio/worker';
 import { startSim, type SimServer } from '../sim';
@@ -22,6 +22,8 @@ export interface Environment {
   workers: Worker[];
   /** Runs the in-process workers (if any) until `until` settles. */
   runWorkersUntil(until: Promise<unknown>): Promise<void>;
+  /** Starts in-process workers if no live worker picks up this workflow's first task soon. */
+  ensureWorker(handle: WorkflowHandle): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -56,12 +58,14 @@ export async function prepareEnvironment(opts: EnvironmentOptions): Promise<Envi
     opts.log(`No Temporal server at ${settings.address}: starting a dev server for this run (\`cohort server\` keeps one running).`);
     server = await startDevServer({ port, namespace: settings.namespace, log: opts.log });
     settings = { ...settings, address: server.address };
-    opts.log(`Temporal dev server ready at ${server.address}, UI ${server.uiUrl || '(headless)'}`);
   }
   const { client, connection } = await connectClient(settings);
   let sim: SimServer | undefined;
   let workers: Worker[] = [];
-  if (opts.startWorker !== false && !(await hasPollers(client, settings.namespace, opts.taskQueue))) {
+  let until: Promise<unknown> | undefined;
+  const runs: Promise<void>[] = [];
+
+  async function startLocalWorkers(why: string): Promise<void> {
     let apiKey = env.ANTHROPIC_API_KEY;
     let baseURL = env.ANTHROPIC_BASE_URL;
     if (!apiKey) {
@@ -78,22 +82,65 @@ export async function prepareEnvironment(opts: EnvironmentOptions): Promise<Envi
       taskQueue: opts.taskQueue,
       activities: { model: { apiKey, baseURL }, workDir: defaultWorkDir() },
     });
-    opts.log(`No worker on task queue "${opts.taskQueue}": running one in this process.`);
+    opts.log(why);
+    if (until) runs.push(runWorkers(workers, until));
+  }
+
+  if (opts.startWorker !== false && !(await hasPollers(client, settings.namespace, opts.taskQueue))) {
+    await startLocalWorkers(`No worker on task queue "${opts.taskQueue}": running one in this process.`);
   }
   return {
     settings,
     client,
     connection,
     server,
-    sim,
-    workers,
-    runWorkersUntil: (until) => (workers.length ? runWorkers(workers, until) : until.then(() => undefined, () => undefined)),
+    get sim() {
+      return sim;
+    },
+    get workers() {
+      return workers;
+    },
+    async ensureWorker(handle) {
+      if (workers.length > 0 || opts.startWorker === false) return;
+      if (await pickedUp(handle, PICKUP_GRACE_MS)) return;
+      await startLocalWorkers(
+        `No worker picked up ${handle.workflowId} within ${PICKUP_GRACE_MS / 1000} s (the workers Temporal lists for "${opts.taskQueue}" are gone): running one in this process.`,
+      );
+    },
+    runWorkersUntil(done) {
+      until = done;
+      if (workers.length) runs.push(runWorkers(workers, done));
+      return done.then(
+        () => Promise.all(runs).then(() => undefined),
+        () => Promise.all(runs).then(() => undefined),
+      );
+    },
     async close() {
       await connection.close().catch(() => undefined);
       await sim?.close();
       await server?.stop();
     },
   };
+}
+
+/**
+ * Temporal lists a task queue's pollers for a while after a worker stops, so "some poller is
+ * listed" can be stale (a `cohort run` that just ended). The first workflow task being started is
+ * the proof that a live worker exists.
+ */
+const PICKUP_GRACE_MS = 5_000;
+
+async function pickedUp(handle: WorkflowHandle, graceMs: number): Promise<boolean> {
+  const deadline = Date.now() + graceMs;
+  for (;;) {
+    const d = await handle.describe();
+    const pending = d.raw.pendingWorkflowTask;
+    if (!pending || pending.state !== temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_SCHEDULED) {
+      return true;
+    }
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 /** True when some worker polls the session task queue and its model queue. */

@@ -2,8 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { ApplicationFailure, type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
-import { sessionStateQuery } from '../shared/definitions';
-import type { SessionResult, SessionState } from '../shared/session-types';
+import { closeUpdate, sendUpdate, sessionStateQuery } from '../shared/definitions';
+import type { Exchange, SessionInput, SessionOptions, SessionResult, SessionState } from '../shared/session-types';
 import type { TeamSpec } from '../shared/team';
 import type { sessionWorkflow } from '../workflows';
 
@@ -18,6 +18,9 @@ export function newSessionId(teamName: string, now = new Date()): string {
 export interface StartSessionOptions {
   id?: string;
   taskQueue: string;
+  /** Keep the session open for follow-ups (`sendFollowUp`) until `closeSession` or its idle timeout. */
+  interactive?: boolean;
+  options?: SessionOptions;
 }
 
 /** Lets users filter sessions by team in the Temporal UI and `cohort ls --team`. */
@@ -32,7 +35,14 @@ export async function startSession(
   const options = {
     taskQueue: opts.taskQueue,
     workflowId: opts.id ?? newSessionId(team.name),
-    args: [{ team, task }] as [{ team: TeamSpec; task: string }],
+    args: [
+      {
+        team,
+        task,
+        ...(opts.interactive ? { interactive: true } : {}),
+        ...(opts.options ? { options: opts.options } : {}),
+      },
+    ] as [SessionInput],
     staticSummary: summaryLine(task),
     staticDetails: `Team **${team.name}**: lead ${team.lead.model}; agents ${Object.keys(team.agents).join(', ') || 'none'}\n\n${task}`,
   };
@@ -101,4 +111,38 @@ export async function followSession(
     if (state && !finished) onState(state);
     await Promise.race([done.catch(() => undefined), new Promise((r) => setTimeout(r, intervalMs))]);
   }
+}
+
+/**
+ * Asks an interactive session a follow-up and waits for the lead's answer. The `send` update
+ * acknowledges the message at once (or rejects it: empty, not interactive, closing); the answer is
+ * then read from the state query.
+ */
+export async function sendFollowUp(handle: WorkflowHandle, message: string, intervalMs = 300): Promise<Exchange> {
+  const { exchange } = await handle.executeUpdate(sendUpdate, { args: [message] });
+  return waitForExchange(handle, exchange, intervalMs);
+}
+
+/** Waits until exchange `n` of the session (0 = the first task) has its answer. */
+export async function waitForExchange(handle: WorkflowHandle, n: number, intervalMs = 300): Promise<Exchange> {
+  for (;;) {
+    const state = await querySession(handle).catch(() => undefined);
+    const ex = state?.exchanges?.[n];
+    if (ex?.answer !== undefined) return ex;
+    if (state && !['running', 'idle'].includes(state.status)) {
+      throw new Error(`session ${handle.workflowId} ended (${state.status}) before answering: ${state.error ?? 'no answer'}`);
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** Ends an interactive session after its current turn. */
+export async function closeSession(handle: WorkflowHandle): Promise<void> {
+  await handle.executeUpdate(closeUpdate);
+}
+
+/** Cancels a session: running subagents are cancelled too and report what they spent. */
+export async function cancelSession(handle: WorkflowHandle): Promise<SessionResult> {
+  await handle.cancel();
+  return sessionResult(handle);
 }

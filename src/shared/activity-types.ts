@@ -58,6 +58,8 @@ export const MODEL_ERROR_TYPES = {
   permission: 'PermissionDenied',
   notFound: 'NotFound',
   cacheMiss: 'ConversationCacheMiss',
+  /** A reply too big for one Temporal payload (callModel's result guard). */
+  payloadTooLarge: 'PayloadTooLarge',
 } as const;
 
 export const NON_RETRYABLE_MODEL_ERRORS: string[] = [
@@ -66,4 +68,5 @@ export const NON_RETRYABLE_MODEL_ERRORS: string[] = [
   MODEL_ERROR_TYPES.permission,
   MODEL_ERROR_TYPES.notFound,
   MODEL_ERROR_TYPES.cacheMiss,
+  MODEL_ERROR_TYPES.payloadTooLarge,
 ];

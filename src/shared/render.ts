@@ -17,8 +17,14 @@ export function sessionDetailsMarkdown(s: SessionState): string {
     '| --- | --- | --- | --- | --- | --- |',
     `| lead | ${s.lead.model} | ${s.status} | ${s.lead.turns} | ${formatUsage(s.lead.usage)} | ${s.lead.last ?? ''} |`,
     ...s.agents.map(
-      (a) => `| ${a.id.split('/').pop()} | ${a.model} | ${a.status} | ${a.turns} | ${formatUsage(a.usage)} | ${(a.last ?? '').replace(/\|/g, '/')} |`,
+      (a) =>
+        `| ${a.id.split('/').pop()} | ${a.model} | ${a.state && a.state !== 'running' ? `${a.state} (${a.status})` : a.status} | ${a.turns} | ${formatUsage(a.usage)} | ${(a.last ?? '').replace(/\|/g, '/')} |`,
     ),
   ];
+  const thoughts = (s.thoughts ?? []).slice(-5);
+  if (thoughts.length) {
+    lines.push('', '**Thoughts**', ...thoughts.map((t) => `- ${t.agent} (turn ${t.turn}): ${t.thought.replace(/\s+/g, ' ').slice(0, 300)}`));
+  }
+  if (s.inbox) lines.push('', `${s.inbox} message${s.inbox === 1 ? '' : 's'} waiting for the lead`);
   return lines.join('\n');
 }

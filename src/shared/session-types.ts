@@ -178,6 +178,8 @@ export interface SubagentInput {
   llmTaskQueue: string;
   /** The team, given only when this subagent may delegate (depth < max_depth). */
   team?: TeamSpec;
+  /** The team's limits.max_depth, for the message to a subagent that may not delegate. */
+  maxDepth?: number;
   /** Caps on what this instance (with its own children) may spend. */
   budgetUsd?: number;
   budgetTokens?: number;

@@ -4,7 +4,7 @@
  * that retries after a 429 is not pushed further back by its own rejected attempts.
  */
 
-const WINDOW_MS = 60_000;
+const MINUTE_MS = 60_000;
 
 interface Entry {
   t: number;
@@ -19,10 +19,20 @@ export class RateLimiter {
   private requests: Entry[] = [];
   private tokens: Entry[] = [];
 
+  private readonly rpm?: number;
+  private readonly tpm?: number;
+
+  /** `windowMs` shorter than a minute scales both limits down with it. */
   constructor(
-    private readonly rpm?: number,
-    private readonly tpm?: number,
-  ) {}
+    rpm?: number,
+    tpm?: number,
+    private readonly windowMs: number = MINUTE_MS,
+  ) {
+    const scale = (perMinute?: number) =>
+      perMinute === undefined ? undefined : Math.max(1, Math.floor((perMinute * windowMs) / MINUTE_MS));
+    this.rpm = scale(rpm);
+    this.tpm = scale(tpm);
+  }
 
   get active(): boolean {
     return this.rpm !== undefined || this.tpm !== undefined;
@@ -34,8 +44,8 @@ export class RateLimiter {
     if (this.rpm !== undefined && this.requests.length >= this.rpm) {
       return {
         ok: false,
-        retryAfterMs: this.requests[0].t + WINDOW_MS - now,
-        message: `Simulated rate limit: more than ${this.rpm} requests per minute.`,
+        retryAfterMs: this.requests[0].t + this.windowMs - now,
+        message: `Simulated rate limit: more than ${this.rpm} requests per ${this.windowLabel()}.`,
       };
     }
     if (this.tpm !== undefined && this.tokens.length > 0) {
@@ -47,10 +57,10 @@ export class RateLimiter {
         let at = now;
         for (const e of this.tokens) {
           freed += e.tokens;
-          at = e.t + WINDOW_MS;
+          at = e.t + this.windowMs;
           if (freed >= excess) break;
         }
-        return { ok: false, retryAfterMs: at - now, message: `Simulated rate limit: more than ${this.tpm} tokens per minute.` };
+        return { ok: false, retryAfterMs: at - now, message: `Simulated rate limit: more than ${this.tpm} tokens per ${this.windowLabel()}.` };
       }
     }
     this.requests.push({ t: now, tokens: 0 });
@@ -66,7 +76,7 @@ export class RateLimiter {
   headers(now: number): Record<string, string> {
     this.prune(now);
     const h: Record<string, string> = {};
-    const reset = (entries: Entry[]) => new Date(entries.length ? entries[0].t + WINDOW_MS : now).toISOString();
+    const reset = (entries: Entry[]) => new Date(entries.length ? entries[0].t + this.windowMs : now).toISOString();
     if (this.rpm !== undefined) {
       h['anthropic-ratelimit-requests-limit'] = String(this.rpm);
       h['anthropic-ratelimit-requests-remaining'] = String(Math.max(0, this.rpm - this.requests.length));
@@ -80,6 +90,10 @@ export class RateLimiter {
     return h;
   }
 
+  private windowLabel(): string {
+    return this.windowMs === MINUTE_MS ? 'minute' : `${this.windowMs / 1000} s`;
+  }
+
   reset(): void {
     this.requests = [];
     this.tokens = [];
@@ -90,7 +104,7 @@ export class RateLimiter {
   }
 
   private prune(now: number): void {
-    const cutoff = now - WINDOW_MS;
+    const cutoff = now - this.windowMs;
     while (this.requests.length && this.requests[0].t <= cutoff) this.requests.shift();
     while (this.tokens.length && this.tokens[0].t <= cutoff) this.tokens.shift();
   }

@@ -58,10 +58,14 @@ const ruleSchema = z
         body: z.unknown().optional(),
       })
       .optional(),
+    drop: z.literal(true).optional(),
     delay_ms: z.number().min(0).optional(),
     times: z.number().int().min(1).optional(),
   })
-  .refine((r) => (r.reply === undefined) !== (r.error === undefined), 'set exactly one of "reply" and "error"');
+  .refine(
+    (r) => [r.reply, r.error, r.drop].filter((x) => x !== undefined).length === 1,
+    'set exactly one of "reply" and "error" (or "drop": true)',
+  );
 
 const scriptSchema = z.strictObject({
   rules: z.array(ruleSchema),

@@ -23,7 +23,11 @@ const CLIENT_CLOSED = 499;
 /** What the sim decided to answer, before the delay. */
 type Answer =
   | { kind: 'json'; status: number; headers?: Record<string, string>; body: unknown; delayMs?: number }
-  | { kind: 'message'; message: SimMessage; stream: boolean; delayMs?: number };
+  | { kind: 'message'; message: SimMessage; stream: boolean; delayMs?: number }
+  | { kind: 'drop'; delayMs?: number };
+
+/** Logged for a connection the sim closed without answering (a `drop` rule). */
+const DROPPED = 0;
 
 class HttpError extends Error {
   constructor(
@@ -88,6 +92,7 @@ function checkOptions(o: SimOptions): void {
   if (o.latencyMs !== undefined && !(Number.isFinite(o.latencyMs) && o.latencyMs >= 0)) bad('latencyMs', 'a number >= 0', o.latencyMs);
   if (o.rpm !== undefined && !(Number.isInteger(o.rpm) && o.rpm >= 1)) bad('rpm', 'an integer >= 1', o.rpm);
   if (o.tpm !== undefined && !(Number.isInteger(o.tpm) && o.tpm >= 1)) bad('tpm', 'an integer >= 1', o.tpm);
+  if (o.rateWindowMs !== undefined && !(Number.isInteger(o.rateWindowMs) && o.rateWindowMs >= 100)) bad('rateWindowMs', 'an integer >= 100', o.rateWindowMs);
   if (o.failRate !== undefined && !(o.failRate >= 0 && o.failRate <= 1)) bad('failRate', 'a number between 0 and 1', o.failRate);
 }
 
@@ -104,7 +109,7 @@ class Sim {
 
   constructor(private readonly opts: SimOptions) {
     this.setScript(opts.script);
-    this.limiter = new RateLimiter(opts.rpm, opts.tpm);
+    this.limiter = new RateLimiter(opts.rpm, opts.tpm, opts.rateWindowMs);
   }
 
   setScript(script: SimScript | undefined): void {
@@ -171,11 +176,15 @@ class Sim {
     this.inFlight++;
     this.maxConcurrent = Math.max(this.maxConcurrent, this.inFlight);
     let clientGone = false;
+    let wake: (() => void) | undefined;
     res.on('close', () => {
       if (!res.writableFinished) clientGone = true;
+      // A caller that went away is logged (499) now, not when the delay would have ended.
+      wake?.();
     });
     const fields: LogFields = { model: '', system: '', last_user: '', turn: 0, tools: [], stream: false };
     let status = 500;
+    let retryAfter: string | undefined;
     try {
       let answer: Answer;
       try {
@@ -184,19 +193,27 @@ class Sim {
         if (!(err instanceof HttpError)) throw err;
         answer = { kind: 'json', status: err.status, body: errorBody(err.status, err.message) };
       }
-      await this.sleep((this.opts.latencyMs ?? 0) + (answer.delayMs ?? 0));
+      if (!clientGone) {
+        await Promise.race([this.sleep((this.opts.latencyMs ?? 0) + (answer.delayMs ?? 0)), new Promise<void>((r) => (wake = r))]);
+      }
       if (clientGone || this.closed) {
         status = CLIENT_CLOSED;
         return;
       }
+      if (answer.kind === 'drop') {
+        status = DROPPED;
+        req.socket.destroy();
+        return;
+      }
       status = answer.kind === 'json' ? answer.status : 200;
+      if (answer.kind === 'json') retryAfter = answer.headers?.['retry-after'];
       const headers = { 'request-id': this.requestId(), ...this.limiter.headers(Date.now()) };
       if (answer.kind === 'json') sendJson(res, answer.status, { ...headers, ...answer.headers }, answer.body);
       else if (answer.stream) sendStream(res, headers, answer.message);
       else sendJson(res, 200, headers, answer.message);
     } finally {
       this.inFlight--;
-      const entry: SimLogEntry = { start, end: Date.now(), status, ...fields };
+      const entry: SimLogEntry = { start, end: Date.now(), status, ...fields, ...(retryAfter !== undefined ? { retry_after: retryAfter } : {}) };
       this.log.push(entry);
       this.byStatus[String(status)] = (this.byStatus[String(status)] ?? 0) + 1;
       try {
@@ -216,7 +233,7 @@ class Sim {
     if (!parsed.success) throw new HttpError(400, describeIssues(parsed.error));
     const request = parsed.data;
     const view = viewRequest(request);
-    Object.assign(fields, logFields(view));
+    Object.assign(fields, logFields(view), { digest: requestDigest(request) });
 
     const admission = this.limiter.admit(estimateInputTokens(request), Date.now());
     if (!admission.ok) {
@@ -231,7 +248,9 @@ class Sim {
 
     const hit = this.runner?.take(view);
     let message: SimMessage;
-    if (hit?.rule.error) {
+    if (hit?.rule.drop) {
+      return { kind: 'drop', delayMs: hit.rule.delay_ms };
+    } else if (hit?.rule.error) {
       const e = hit.rule.error;
       const body = e.body !== undefined ? e.body : errorBody(e.status, `Simulated error from sim script rule ${hit.index}.`);
       return { kind: 'json', status: e.status, headers: e.headers, body, delayMs: hit.rule.delay_ms };

@@ -16,6 +16,11 @@ export interface SimOptions {
   rpm?: number;
   /** Tokens per minute, input + output (sliding one-minute window); above it the sim answers 429. */
   tpm?: number;
+  /**
+   * Length of the rate-limit window, ms (default 60 000). Limits scale with it: rpm 60 over a
+   * 5 s window admits 5 requests per 5 s, so tests see 429s without waiting a minute.
+   */
+  rateWindowMs?: number;
   /** 0..1: the share of /v1/messages requests answered by a random 500 or 529. */
   failRate?: number;
   /** If set, requests carrying any other key get 401. */
@@ -62,6 +67,10 @@ export interface SimLogEntry {
   /** Names of the tools offered. */
   tools: string[];
   stream: boolean;
+  /** sha256 of model, system, messages and tools: equal digests = the same call repeated. */
+  digest?: string;
+  /** The `retry-after` header sent with an error answer, if any (seconds, as sent). */
+  retry_after?: string;
 }
 
 /** What a scripted rule tests; every field given must hold. */
@@ -108,9 +117,11 @@ export interface SimErrorReply {
 
 export interface SimRule {
   match?: SimMatch;
-  /** Exactly one of reply and error. */
+  /** Exactly one of reply, error and drop. */
   reply?: SimReplyBody;
   error?: SimErrorReply;
+  /** Close the connection without answering (after `delay_ms`): a dropped connection. Logged as status 0. */
+  drop?: boolean;
   delay_ms?: number;
   /** How many times the rule may fire; unlimited if omitted. */
   times?: number;

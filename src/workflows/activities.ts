@@ -17,12 +17,17 @@ const DEFAULT_MODEL_RETRY: RetrySpec = {
  * Model calls run on their own task queue so that their rate can be limited apart from
  * everything else. They stream and heartbeat, so a dead worker is noticed within the heartbeat
  * timeout rather than the (long) start-to-close timeout of a big generation.
+ *
+ * Why 30 s: the activity heartbeats every 5 s (stream events, a keep-alive timer, and while the
+ * rate pacer waits), so 30 s tolerates a GC pause or a brief network blip without repeating a
+ * paid call, yet a SIGKILLed worker's calls move to another worker within half a minute.
+ * Much lower would start duplicate generations on a merely busy worker.
  */
 export function modelActivities(taskQueue: string, retry: RetrySpec = DEFAULT_MODEL_RETRY): ModelActivities {
   return proxyActivities<Activities>({
     taskQueue,
     startToCloseTimeout: '10 minutes',
-    heartbeatTimeout: '60 seconds',
+    heartbeatTimeout: '30 seconds',
     retry: {
       initialInterval: retry.initialIntervalMs,
       backoffCoefficient: retry.backoffCoefficient,

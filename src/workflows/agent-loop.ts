@@ -6,7 +6,7 @@ import type { ChatMessage, ContentBlock, ToolDefinition, ToolResultBlock, ToolUs
 import { isToolUse, replyText } from '../shared/messages-api';
 import type { Price } from '../shared/team';
 import { costOf } from '../shared/pricing';
-import type { UsageTotals } from '../shared/session-types';
+import type { LoopSnapshot, UsageTotals } from '../shared/session-types';
 import { ZERO_USAGE, addUsage } from '../shared/session-types';
 import type { ModelActivities } from './activities';
 import { callModelWithConversation, type ConversationCursor } from './model';
@@ -18,7 +18,8 @@ export interface AgentLoopConfig {
   label: string;
   model: string;
   system: string;
-  tools: ToolDefinition[];
+  /** Tool definitions for the next request (a function: create_subagent changes the roster). */
+  tools: () => ToolDefinition[];
   maxTokens: number;
   maxTurns: number;
   pricing: Record<string, Price>;
@@ -30,9 +31,15 @@ export interface AgentLoopConfig {
   takeInbox?(): string[];
   /** Called after every state change, for queries and UI details. */
   onProgress?(): void;
+  /** True once the agent's budget is spent: it then gets one last turn without tools. */
+  budgetExhausted?(): boolean;
+  /** Runs before each model turn; the session continues-as-new from here. */
+  beforeTurn?(): Promise<void>;
+  /** Saved state from an earlier run. */
+  restore?: LoopSnapshot;
 }
 
-export type LoopStatus = 'completed' | 'max_turns';
+export type LoopStatus = 'completed' | 'max_turns' | 'budget_exhausted';
 
 export interface LoopOutcome {
   status: LoopStatus;
@@ -41,27 +48,61 @@ export interface LoopOutcome {
 
 const LAST_TURN_NOTE =
   'You have reached your turn limit. Tools are no longer available: give your final answer now with what you have.';
+const BUDGET_NOTE =
+  'Your budget is spent. Tools are no longer available: give your final answer now with what you have.';
 
 export class AgentLoop {
   messages: ChatMessage[] = [];
+  /** Model turns over the agent's whole life. */
   turns = 0;
+  /** Model turns in the current task: max_turns counts these. */
+  taskTurns = 0;
   usage: UsageTotals = { ...ZERO_USAGE };
   /** One line on the latest step, for live views. */
   last?: string;
   private readonly cursor: ConversationCursor;
 
   constructor(private readonly cfg: AgentLoopConfig) {
-    this.cursor = { key: cfg.conversationKey, synced: 0 };
+    const r = cfg.restore;
+    // The cursor travels with the messages over continue-as-new: the worker cache is keyed by
+    // conversation, not by run, and a miss only costs one full resend (see ./model.ts).
+    this.cursor = { key: cfg.conversationKey, synced: r?.synced ?? 0 };
+    if (r) {
+      this.messages = r.messages;
+      this.turns = r.turns;
+      this.taskTurns = r.taskTurns;
+      this.usage = r.usage;
+      this.last = r.last;
+    }
   }
 
-  /** Runs the agent on one task until it ends its turn or hits max_turns. */
+  snapshot(): LoopSnapshot {
+    return { messages: this.messages, turns: this.turns, taskTurns: this.taskTurns, usage: this.usage, last: this.last, synced: this.cursor.synced };
+  }
+
+  /** Starts a new task (history kept) and runs until the agent ends its turn or hits a limit. */
   async run(task: string): Promise<LoopOutcome> {
+    this.taskTurns = 0;
     this.pushUser([{ type: 'text', text: task }]);
+    return this.resume();
+  }
+
+  /**
+   * Continues the current task: used when inbox messages wake an agent that ended its turn, and
+   * after continue-as-new. The inbox is delivered first, so the model sees what arrived.
+   */
+  async resume(): Promise<LoopOutcome> {
     const limit = Math.max(1, this.cfg.maxTurns);
     for (;;) {
+      await this.cfg.beforeTurn?.();
       this.deliverInbox();
       this.turns += 1;
-      const lastTurn = this.turns >= limit && this.cfg.tools.length > 0;
+      this.taskTurns += 1;
+      const tools = this.cfg.tools();
+      const broke = this.cfg.budgetExhausted?.() ?? false;
+      const atLimit = this.taskTurns >= limit;
+      const lastTurn = (atLimit || broke) && tools.length > 0;
+      const note = broke ? BUDGET_NOTE : LAST_TURN_NOTE;
       this.last = `turn ${this.turns}: calling ${this.cfg.model}`;
       this.cfg.onProgress?.();
       const reply = await callModelWithConversation(
@@ -69,8 +110,8 @@ export class AgentLoop {
         {
           agentId: this.cfg.agentId,
           model: this.cfg.model,
-          system: lastTurn ? `${this.cfg.system}\n\n${LAST_TURN_NOTE}` : this.cfg.system,
-          tools: this.cfg.tools,
+          system: lastTurn ? `${this.cfg.system}\n\n${note}` : this.cfg.system,
+          tools,
           toolChoice: lastTurn ? 'none' : 'auto',
           maxTokens: this.cfg.maxTokens,
         },
@@ -82,14 +123,21 @@ export class AgentLoop {
       this.messages.push({ role: 'assistant', content: reply.content });
       const toolUses = reply.content.filter(isToolUse);
       const text = replyText(reply.content);
+      if (broke) {
+        this.last = 'stopped: budget spent';
+        this.cfg.onProgress?.();
+        return { status: 'budget_exhausted', text: text || 'Stopped: the budget is spent.' };
+      }
       if (toolUses.length === 0 || reply.stop_reason !== 'tool_use') {
         this.last = `answered (${text.length} chars)`;
         this.cfg.onProgress?.();
         return { status: 'completed', text };
       }
-      if (this.turns >= limit) {
+      if (atLimit) {
         // The model kept asking for tools past its last turn: stop here, unexecuted.
         this.last = `stopped at max_turns (${limit})`;
+        // Answer the unexecuted calls so the conversation stays valid for a later task.
+        this.pushUser(toolUses.map((b) => ({ type: 'tool_result', tool_use_id: b.id, is_error: true, content: 'not run: turn limit reached' })));
         this.cfg.onProgress?.();
         return { status: 'max_turns', text: text || `Stopped after ${limit} turns without a final answer.` };
       }

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { ToolResultBlock, ToolUseBlock } from '../shared/messages-api';
 
 /**
@@ -21,4 +22,9 @@ export function okResult(block: ToolUseBlock, content: string): ToolResultBlock 
 export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
   return `${text.slice(0, max)}\n[truncated: ${text.length} chars total, showing the first ${max}]`;
+}
+
+/** Zod issues as one line naming each bad field: `task: Invalid input: expected string`. */
+export function parseProblems(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ');
 }

@@ -9,9 +9,10 @@ import type { Worker } from '@temporalio/worker';
 import { sessionResult, startSession, type SessionHandle } from '../../src/client/session';
 import type { SessionResult } from '../../src/shared/session-types';
 import type { TeamSpec } from '../../src/shared/team';
-import { startSim, type SimScript, type SimServer } from '../../src/sim';
+import type { ModelConfig } from '../../src/activities';
+import { startSim, type SimOptions, type SimScript, type SimServer } from '../../src/sim';
 import { parseTeam } from '../../src/team';
-import { createWorkers } from '../../src/worker';
+import { createWorkers, type CohortWorkerOptions } from '../../src/worker';
 import { testClient, testNamespace, testWorkerConnection, uniqueTaskQueue } from './temporal';
 
 export function teamFromYaml(yaml: string): TeamSpec {
@@ -33,15 +34,23 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(script?: SimScript): Promise<Harness> {
-  const sim = await startSim({ port: 0, script });
+/** Fault tests tune the sim (rate limits, latency) and the workers (rates, timeouts, pacing). */
+export interface HarnessOptions {
+  sim?: Omit<SimOptions, 'port' | 'script'>;
+  worker?: Pick<CohortWorkerOptions, 'modelConcurrency' | 'modelRatePerSecond'>;
+  model?: Omit<ModelConfig, 'apiKey' | 'baseURL'>;
+}
+
+export async function startHarness(script?: SimScript, opts: HarnessOptions = {}): Promise<Harness> {
+  const sim = await startSim({ ...opts.sim, port: 0, script });
   const taskQueue = uniqueTaskQueue('session');
   const workDir = mkdtempSync(join(tmpdir(), 'cohort-work-'));
   const workers = await createWorkers({
     connection: await testWorkerConnection(),
     namespace: testNamespace(),
     taskQueue,
-    activities: { model: { apiKey: 'test-key', baseURL: sim.url }, workDir },
+    activities: { model: { ...opts.model, apiKey: 'test-key', baseURL: sim.url }, workDir },
+    ...opts.worker,
   });
   const running = Promise.all(workers.map((w) => w.run()));
   const client = await testClient();

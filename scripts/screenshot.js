@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+/**
+ * Looks at a session the way a user does: starts a dev server with its UI, runs the example
+ * research session offline (simulated model), opens the session's workflow page in headless
+ * Chromium and saves screenshots.
+ *
+ *   node scripts/screenshot.js [OUT_DIR]        (default: out/screenshots)
+ *
+ * Needs Debian's chromium (`apt-get install chromium`) or CHROMIUM_PATH, and playwright-core.
+ */
+const { mkdirSync, existsSync } = require('node:fs');
+const { join, resolve } = require('node:path');
+
+const dist = (m) => require(join(__dirname, '..', 'dist', m));
+const { startDevServer, freePort } = dist('client/devserver');
+const { connectClient, connectWorkerConnection, uiUrlFor } = dist('client/connection');
+const { startSim } = dist('sim');
+const { createWorkers, installQuietRuntime } = dist('worker');
+const { startSession, sessionResult } = dist('client/session');
+const { loadTeam } = dist('team');
+
+async function main() {
+  const outDir = resolve(process.argv[2] ?? 'out/screenshots');
+  mkdirSync(outDir, { recursive: true });
+  const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!existsSync(executablePath)) throw new Error(`no Chromium at ${executablePath}: apt-get install chromium, or set CHROMIUM_PATH`);
+  const { chromium } = require('playwright-core');
+
+  installQuietRuntime();
+  const port = await freePort();
+  const server = await startDevServer({ port, uiPort: await freePort() });
+  const sim = await startSim({ port: 0 });
+  const settings = { address: server.address, namespace: 'default' };
+  const { client, connection } = await connectClient(settings);
+  const native = await connectWorkerConnection(settings);
+  const workers = await createWorkers({
+    connection: native,
+    namespace: 'default',
+    taskQueue: 'cohort',
+    activities: { model: { apiKey: 'sim', baseURL: sim.url }, workDir: process.cwd() },
+  });
+  const running = Promise.all(workers.map((w) => w.run()));
+  let browser;
+  try {
+    const { team } = await loadTeam(join(__dirname, '..', 'examples', 'research', 'team.yaml'));
+    const handle = await startSession(client, team, 'How do heat pumps compare to gas boilers in cold climates?', { taskQueue: 'cohort' });
+    const result = await sessionResult(handle);
+    console.log(`session ${handle.workflowId}: ${result.status}`);
+
+    browser = await chromium.launch({
+      executablePath,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    const page = await browser.newPage({ viewport: { width: 1440, height: 1400 } });
+    const base = server.uiUrl.replace(/\/namespaces\/.*$/, '');
+    const shots = [
+      ['sessions', `${base}/namespaces/default/workflows`],
+      ['session', `${base}/namespaces/default/workflows/${encodeURIComponent(handle.workflowId)}`],
+      ['subagent', `${base}/namespaces/default/workflows/${encodeURIComponent(`${handle.workflowId}/researcher-1`)}`],
+    ];
+    for (const [name, url] of shots) {
+      await page.goto(url, { waitUntil: 'networkidle' });
+      await page.waitForTimeout(1500); // the UI renders history after its API calls settle
+      const file = join(outDir, `${name}.png`);
+      await page.screenshot({ path: file, fullPage: true });
+      console.log(`${name}: ${url} → ${file}`);
+    }
+    console.log(`UI of this server was: ${uiUrlFor(server.address, 'default')}`);
+  } finally {
+    await browser?.close();
+    for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+    await running;
+    await connection.close();
+    await native.close();
+    await sim.close();
+    await server.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
