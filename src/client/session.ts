@@ -1,7 +1,7 @@
 /** Starting, following and reading sessions through the Temporal client. */
 import { randomBytes } from 'node:crypto';
 import { ApplicationFailure, type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
+import { COHORT_STATUS, COHORT_TEAM } from '../shared/search-attributes';
 import { closeUpdate, sendUpdate, sessionStateQuery } from '../shared/definitions';
 import type { Exchange, SessionInput, SessionOptions, SessionResult, SessionState } from '../shared/session-types';
 import type { TeamSpec } from '../shared/team';
@@ -23,8 +23,7 @@ export interface StartSessionOptions {
   options?: SessionOptions;
 }
 
-/** Lets users filter sessions by team in the Temporal UI and `cohort ls --team`. */
-export const COHORT_TEAM = defineSearchAttributeKey('CohortTeam', SearchAttributeType.KEYWORD);
+export { COHORT_TEAM };
 
 export async function startSession(
   client: Client,
@@ -46,13 +45,18 @@ export async function startSession(
     staticSummary: summaryLine(task),
     staticDetails: `Team **${team.name}**: lead ${team.lead.model}; agents ${Object.keys(team.agents).join(', ') || 'none'}\n\n${task}`,
   };
+  const [input] = options.args;
   try {
     return await client.workflow.start<typeof sessionWorkflow>('sessionWorkflow', {
       ...options,
-      typedSearchAttributes: [{ key: COHORT_TEAM, value: team.name }],
+      args: [{ ...input, options: { ...input.options, searchAttributes: true } }],
+      typedSearchAttributes: [
+        { key: COHORT_TEAM, value: team.name },
+        { key: COHORT_STATUS, value: 'running' },
+      ],
     });
   } catch (err) {
-    // A server where `cohort setup` never ran lacks the attribute: start anyway, unfilterable.
+    // A server where `cohort setup` never ran lacks the attributes: start anyway, unfilterable.
     if (!/search attribute/i.test(String((err as Error).message))) throw err;
     process.stderr.write(`warning: ${(err as Error).message} (run \`cohort setup\` to register Cohort's search attributes)\n`);
     return client.workflow.start<typeof sessionWorkflow>('sessionWorkflow', options);

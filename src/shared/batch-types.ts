@@ -89,8 +89,7 @@ export interface BatchResult {
 export const DEFAULT_JOBS_PER_RUN = 500;
 
 /** Set on job sessions so the UI and `cohort ls` can filter by team and by batch (registered by `cohort dev`). */
-export const COHORT_TEAM = defineSearchAttributeKey('CohortTeam', SearchAttributeType.KEYWORD);
-export const COHORT_BATCH = defineSearchAttributeKey('CohortBatch', SearchAttributeType.KEYWORD);
+export { COHORT_BATCH, COHORT_TEAM } from './search-attributes';
 export const MAX_JOB_ERROR_CHARS = 300;
 
 /** Workflow id of one job's session: deterministic, so a resubmitted batch finds earlier runs. */

@@ -77,6 +77,8 @@ export interface SessionOptions {
   instanceIdleTimeoutMs?: number;
   /** Continue-as-new once history passes this many events (default 10 000), or when Temporal suggests it. */
   continueAsNewAfterEvents?: number;
+  /** The namespace has Cohort's search attributes: keep CohortStatus current, tag children with CohortAgent. */
+  searchAttributes?: boolean;
 }
 
 /** One follow-up of an interactive session. */

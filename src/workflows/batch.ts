@@ -68,7 +68,7 @@ export async function batchWorkflow(input: BatchInput): Promise<BatchResult> {
     try {
       const child = await startChild<typeof sessionWorkflow>('sessionWorkflow', {
         workflowId,
-        args: [{ team, task: jobTask(job), ...(input.llmTaskQueue ? { llmTaskQueue: input.llmTaskQueue } : {}) }],
+        args: [{ team, task: jobTask(job), ...(input.llmTaskQueue ? { llmTaskQueue: input.llmTaskQueue } : {}), ...(input.searchAttributes ? { options: { searchAttributes: true } } : {}) }],
         // Never rerun a finished job; with retryFailed, rerun only the ones that did not succeed.
         workflowIdReusePolicy: input.retryFailed ? WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY : WorkflowIdReusePolicy.REJECT_DUPLICATE,
         staticSummary: summaryLine(`${job.id}: ${job.task}`),

@@ -17,6 +17,7 @@ import {
 } from '@temporalio/workflow';
 import { z } from 'zod';
 import { agentMessageSignal } from '../shared/definitions';
+import { COHORT_AGENT, COHORT_TEAM } from '../shared/search-attributes';
 import type { ChatMessage, ToolDefinition, ToolResultBlock, ToolUseBlock } from '../shared/messages-api';
 import { orchestrationToolDefinitions } from '../shared/orchestration-schemas';
 import type { AgentInfo, ChildEvent, ChildResult, DelegationSnapshot, InstanceState, SubagentInput, UsageTotals } from '../shared/session-types';
@@ -68,6 +69,8 @@ export interface DelegatorContext {
   instanceIdleTimeoutMs?: number;
   onProgress(): void;
   restore?: DelegationSnapshot;
+  /** Tag children with CohortTeam / CohortAgent (the namespace has them). */
+  searchAttributes?: boolean;
 }
 
 /** What became of one task: the child's result, or an error the model sees. */
@@ -311,6 +314,9 @@ export class Delegator {
         cancellationType: ChildWorkflowCancellationType.ABANDON,
         staticSummary: `${info.name}: ${oneLine(input.task, 120)}`,
         staticDetails: `**${info.name}** (${info.model}) working for \`${this.ctx.ownerId}\`\n\n${input.task}`,
+        ...(this.ctx.searchAttributes
+          ? { typedSearchAttributes: [{ key: COHORT_TEAM, value: this.ctx.team.name }, { key: COHORT_AGENT, value: info.name }] }
+          : {}),
       }),
     );
     // A child that dies without reporting its end (terminated, a bug) must not look alive.

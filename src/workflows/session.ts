@@ -7,10 +7,12 @@ import {
   continueAsNew,
   isCancellation,
   setCurrentDetails,
+  upsertSearchAttributes,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import { childEventSignal, closeSignal, closeUpdate, sendUpdate, sessionStateQuery } from '../shared/definitions';
+import { COHORT_STATUS } from '../shared/search-attributes';
 import { sessionDetailsMarkdown } from '../shared/render';
 import type { Exchange, SessionCarry, SessionInput, SessionResult, SessionState, SessionStatus } from '../shared/session-types';
 import { CARRY_VERSION } from '../shared/session-types';
@@ -44,7 +46,15 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
   let closing = false;
   const exchanges: Exchange[] = carry?.exchanges ?? [{ question: input.task }];
 
-  const progress = () => setCurrentDetails(sessionDetailsMarkdown(state()));
+  let publishedStatus: SessionStatus = 'running';
+  const progress = () => {
+    setCurrentDetails(sessionDetailsMarkdown(state()));
+    if (opts.searchAttributes && status !== publishedStatus) {
+      // Only on change: every upsert is a history event.
+      upsertSearchAttributes([{ key: COHORT_STATUS, value: status }]);
+      publishedStatus = status;
+    }
+  };
   const delegator: Delegator = new Delegator({
     ownerId: sessionId,
     ownerLabel: 'lead',
@@ -58,6 +68,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
     history: () => lead.messages,
     budget: { usd: team.limits.budgetUsd, tokens: team.limits.budgetTokens },
     instanceIdleTimeoutMs: opts.instanceIdleTimeoutMs,
+    searchAttributes: opts.searchAttributes,
     onProgress: progress,
     restore: carry?.delegation,
   });

@@ -8,6 +8,10 @@ import type { Client, Connection } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import { connectClient, connectWorkerConnection, type ConnectionSettings } from '../../src/client/connection';
 import { TEST_NAMESPACE } from '../setup/server-handle';
+import { installRuntime } from '../../src/telemetry';
+
+// Workers in tests log warnings and errors only (INFO lines drown jest's report).
+installRuntime({ logLevel: 'WARN' });
 
 /** gRPC address of the test server. */
 export function testAddress(): string {
