@@ -13,7 +13,7 @@ const { join, resolve } = require('node:path');
 
 const dist = (m) => require(join(__dirname, '..', 'dist', m));
 const { startDevServer, freePort } = dist('client/devserver');
-const { connectClient, connectWorkerConnection, uiUrlFor } = dist('client/connection');
+const { connectClient, connectWorkerConnection } = dist('client/connection');
 const { startSim } = dist('sim');
 const { createWorkers, installQuietRuntime } = dist('worker');
 const { startSession, sessionResult } = dist('client/session');
@@ -65,7 +65,6 @@ async function main() {
       await page.screenshot({ path: file, fullPage: true });
       console.log(`${name}: ${url} → ${file}`);
     }
-    console.log(`UI of this server was: ${uiUrlFor(server.address, 'default')}`);
   } finally {
     await browser?.close();
     for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();

@@ -101,6 +101,44 @@ test('a second `cohort run` right after the first (whose worker Temporal still l
   expect(second.stderr).toMatch(/No worker (on task queue|picked up)/);
 });
 
+test('`cohort run --interactive` answers the task, then each follow-up line from stdin, keeping one session', async () => {
+  const env = cliEnv({ TEMPORAL_ADDRESS: testAddress(), TEMPORAL_NAMESPACE: testNamespace(), COHORT_TASK_QUEUE: uniqueTaskQueue('cli-chat') });
+  const r = await runCli(['run', TEAM, TASK, '--interactive', '--json'], env, undefined, 'And what about running costs?\n');
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain(`Final answer for: ${TASK}`);
+  expect(r.stdout).toContain('Final answer for: And what about running costs?');
+  const json = JSON.parse(r.stdout.slice(r.stdout.lastIndexOf('\n{') + 1)) as SessionResult;
+  expect(json.status).toBe('completed');
+  // The follow-up fanned out again inside the same session: second instances of each agent.
+  expect(json.agents.map((a) => a.id.split('/').pop()).sort()).toEqual(
+    ['analyst-1', 'analyst-2', 'researcher-1', 'researcher-2', 'writer-1', 'writer-2'],
+  );
+});
+
+test('`cohort start --interactive`, `send` and `cancel` drive a session held by a separate worker', async () => {
+  const env = cliEnv({ TEMPORAL_ADDRESS: testAddress(), TEMPORAL_NAMESPACE: testNamespace(), COHORT_TASK_QUEUE: uniqueTaskQueue('cli-send') });
+  const worker = spawnCli(['worker', '--sim'], env);
+  try {
+    await waitFor('the worker to poll', () => worker.output().includes('Worker polling'));
+    const id = (await runCli(['start', TEAM, TASK, '--interactive'], env)).stdout.trim();
+    const followUp = await runCli(['send', id, 'Which is cheaper to install?'], env);
+    expect(followUp.code).toBe(0);
+    expect(followUp.stdout).toContain('Final answer for: Which is cheaper to install?');
+
+    const empty = await runCli(['send', id, '   '], env);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/cohort: .*empty/i);
+
+    const cancelled = await runCli(['cancel', id], env);
+    expect(cancelled.code).toBe(0);
+    expect(cancelled.stderr).toMatch(new RegExp(`^cancelled · .+ · 6 subagents · ${id}$`, 'm'));
+    const status = await runCli(['status', id], env);
+    expect(status.stdout).toContain(`${id} · CANCELLED`);
+  } finally {
+    await stopProcess(worker.child);
+  }
+});
+
 test('`cohort validate` and `cohort run` name the problems of a bad team and exit 2', async () => {
   const env = cliEnv({ TEMPORAL_ADDRESS: testAddress() });
   const ok = await runCli(['validate', TEAM], env);

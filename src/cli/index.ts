@@ -53,6 +53,7 @@ export function buildProgram(): Command {
     .description('start a session and print its workflow id (needs a running worker: cohort worker / cohort dev)')
     .option('--id <id>', 'workflow id for the session')
     .option('--task-queue <name>', 'task queue')
+    .option('--interactive', 'keep the session open for follow-ups (`cohort send`) until `cohort cancel` or the idle timeout')
     .action(act((team: string, task: string, opts) => startCommand(team, task, opts)));
 
   program

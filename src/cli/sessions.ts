@@ -17,12 +17,12 @@ async function connect() {
   }
 }
 
-export async function startCommand(teamFile: string, task: string, opts: { id?: string; taskQueue?: string }): Promise<number> {
+export async function startCommand(teamFile: string, task: string, opts: { id?: string; taskQueue?: string; interactive?: boolean }): Promise<number> {
   const { team } = await loadTeamOrExit(teamFile);
   const { settings, client, connection } = await connect();
   try {
     const taskQueue = opts.taskQueue ?? process.env.COHORT_TASK_QUEUE ?? DEFAULT_TASK_QUEUE;
-    const handle = await startSession(client, team, task, { id: opts.id, taskQueue });
+    const handle = await startSession(client, team, task, { id: opts.id, taskQueue, interactive: opts.interactive });
     process.stdout.write(`${handle.workflowId}\n`);
     process.stderr.write(`UI: ${uiUrlFor(settings.address, settings.namespace, handle.workflowId)}\n`);
     return 0;
