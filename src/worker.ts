@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { DefaultLogger, NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { installRuntime } from './telemetry';
+import { WORKFLOW_TRACING_MODULE, setupTracing, workerTracingOptions, type Tracing } from './tracing';
 import { createActivities, type ActivityConfig } from './activities';
 import { readSessionOutcome } from './activities/batch';
 
@@ -26,6 +27,8 @@ export interface CohortWorkerOptions {
    * `maxTaskQueueActivitiesPerSecond`, enforced by the server (the last worker to poll sets it).
    */
   modelRatePerSecond?: number;
+  /** OpenTelemetry tracing (src/tracing.ts); default: as the OTEL_* environment says. */
+  tracing?: Tracing;
 }
 
 /**
@@ -35,27 +38,36 @@ export interface CohortWorkerOptions {
  */
 const MODEL_HEARTBEAT_THROTTLE = '2 seconds';
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+const bundles: Record<'plain' | 'traced', Promise<WorkflowBundleWithSourceMap> | undefined> = { plain: undefined, traced: undefined };
 
-/** The workflow bundle, built once per process (webpack takes a second or two). */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({
+/**
+ * The workflow bundle, built once per process (webpack takes a second or two); the traced variant
+ * carries the OpenTelemetry workflow interceptors.
+ */
+export function workflowBundle(traced = false): Promise<WorkflowBundleWithSourceMap> {
+  const kind = traced ? 'traced' : 'plain';
+  bundles[kind] ??= bundleWorkflowCode({
     workflowsPath: require.resolve('./workflows'),
     logger: new DefaultLogger('WARN'),
+    ...(traced ? { workflowInterceptorModules: [WORKFLOW_TRACING_MODULE] } : {}),
   });
-  return bundle;
+  return bundles[kind];
 }
 
 export async function createWorkers(opts: CohortWorkerOptions): Promise<Worker[]> {
   const { callModel, runTool } = createActivities(opts.activities);
+  const tracing = opts.tracing ?? setupTracing();
+  const traced = tracing ? workerTracingOptions(tracing) : {};
   const sessionWorker = await Worker.create({
+    ...traced,
     connection: opts.connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
-    workflowBundle: await workflowBundle(),
+    workflowBundle: await workflowBundle(Boolean(tracing)),
     activities: { runTool, readSessionOutcome },
   });
   const modelWorker = await Worker.create({
+    ...traced,
     connection: opts.connection,
     namespace: opts.namespace,
     taskQueue: llmTaskQueueFor(opts.taskQueue),

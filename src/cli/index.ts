@@ -1,6 +1,7 @@
 /** The `cohort` command line. */
 import { Command } from 'commander';
 import { CliError } from './errors';
+import { setupTracing } from '../tracing';
 import { runCommand } from './run';
 import { cancelCommand, sendCommand } from './follow-ups';
 import { resultCommand, startCommand, statusCommand } from './sessions';
@@ -184,5 +185,8 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv = process.argv): Promise<void> {
+  // Tracing is on only when the OTEL_* environment asks for it; spans are flushed before exit.
+  const tracing = setupTracing();
+  if (tracing) process.once('beforeExit', () => void tracing.shutdown());
   await buildProgram().parseAsync(argv);
 }

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
+import { clientTracingInterceptors } from '../tracing';
 
 export const DEFAULT_ADDRESS = 'localhost:7233';
 export const DEFAULT_NAMESPACE = 'default';
@@ -82,7 +83,8 @@ export async function connectClient(
     apiKey: settings.apiKey,
     ...(opts.connectTimeoutMs ? { connectTimeout: opts.connectTimeoutMs } : {}),
   });
-  const client = new Client({ connection, namespace: settings.namespace });
+  const interceptors = clientTracingInterceptors();
+  const client = new Client({ connection, namespace: settings.namespace, ...(interceptors ? { interceptors } : {}) });
   return { connection, client };
 }
 
