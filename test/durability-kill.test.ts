@@ -7,28 +7,11 @@ import { sessionResult, startSession } from '../src/client/session';
 import { startSim, type SimServer } from '../src/sim';
 import { teamFromYaml } from './helpers/session';
 import { testAddress, testClient, uniqueTaskQueue } from './helpers/temporal';
+import { teamYaml } from './helpers/teams';
 import { waitFor } from './helpers/wait';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process';
 
-const TEAM = teamFromYaml(`
-version: 1
-name: trio
-lead:
-  model: sonnet
-  prompt: "You lead the trio team."
-agents:
-  researcher:
-    description: Finds sources on one sub-question
-    prompt: "You are the researcher."
-  analyst:
-    description: Analyses findings for one sub-question
-    prompt: "You are the analyst."
-  writer:
-    description: Writes one section of the report
-    prompt: "You are the writer."
-limits:
-  max_parallel_agents: 3
-`);
+const TEAM = teamFromYaml(teamYaml('trio', ['researcher', 'analyst', 'writer'], 'limits:\n  max_parallel_agents: 3'));
 
 let sim: SimServer | undefined;
 const workers: WorkerProcess[] = [];

@@ -11,24 +11,12 @@ import { startDevServer, type DevServer } from '../src/client/devserver';
 import { sessionResult, startSession } from '../src/client/session';
 import { startSim, type SimServer } from '../src/sim';
 import { teamFromYaml } from './helpers/session';
+import { teamYaml } from './helpers/teams';
 import { uniqueTaskQueue } from './helpers/temporal';
 import { waitFor } from './helpers/wait';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process';
 
-const TEAM = teamFromYaml(`
-version: 1
-name: duo
-lead:
-  model: sonnet
-  prompt: "You lead the duo team."
-agents:
-  researcher:
-    description: Finds sources on one sub-question
-    prompt: "You are the researcher."
-  analyst:
-    description: Analyses findings for one sub-question
-    prompt: "You are the analyst."
-`);
+const TEAM = teamFromYaml(teamYaml('duo', ['researcher', 'analyst']));
 
 let server: DevServer | undefined;
 let sim: SimServer | undefined;

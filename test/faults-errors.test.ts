@@ -9,16 +9,11 @@ import type { AddressInfo } from 'node:net';
 import { sessionResult } from '../src/client/session';
 import type { SimRule } from '../src/sim';
 import { startHarness, teamFromYaml, type Harness, type HarnessOptions } from './helpers/session';
+import { SOLO_YAML } from './helpers/teams';
 import { waitFor } from './helpers/wait';
 
 /** One model call per session; quick retries so that a few faults cost milliseconds. */
-const SOLO = teamFromYaml(`
-version: 1
-name: solo
-lead:
-  model: sonnet
-  prompt: "You answer alone."
-limits:
+const SOLO = teamFromYaml(`${SOLO_YAML}limits:
   model_retry: { initial_interval: 100ms, maximum_interval: 300ms, maximum_attempts: 6 }
 `);
 

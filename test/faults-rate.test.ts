@@ -7,15 +7,10 @@
 import { sessionResult } from '../src/client/session';
 import type { SimLogEntry } from '../src/sim';
 import { startHarness, teamFromYaml, type Harness, type HarnessOptions } from './helpers/session';
+import { SOLO_YAML } from './helpers/teams';
 
 /** A lead with no agents: exactly one model call per session. */
-const SOLO = teamFromYaml(`
-version: 1
-name: solo
-lead:
-  model: sonnet
-  prompt: "You answer alone."
-`);
+const SOLO = teamFromYaml(SOLO_YAML);
 
 const LIMITS = { rpm: 60, rateWindowMs: 5_000 };
 

@@ -2,27 +2,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { querySession } from '../src/client/session';
 import { maxOverlap, requestsOf, startHarness, teamFromYaml, type Harness } from './helpers/session';
+import { teamYaml } from './helpers/teams';
 import { waitFor } from './helpers/wait';
 
-const TEAM = `
-version: 1
-name: trio
-lead:
-  model: sonnet
-  prompt: "You lead the trio team."
-agents:
-  researcher:
-    description: Finds sources on one sub-question
-    prompt: "You are the researcher."
-  analyst:
-    description: Analyses findings for one sub-question
-    prompt: "You are the analyst."
-  writer:
-    description: Writes one section of the report
-    prompt: "You are the writer."
-limits:
-  max_parallel_agents: 2
-`;
+const TEAM = teamYaml('trio', ['researcher', 'analyst', 'writer'], 'limits:\n  max_parallel_agents: 2');
 
 let h: Harness;
 afterEach(async () => {
