@@ -12,39 +12,22 @@ const { mkdtempSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 
-const dist = (m) => require(join(__dirname, '..', 'dist', m));
-const { startDevServer } = dist('client/devserver');
-const { connectClient, connectWorkerConnection } = dist('client/connection');
-const { startSim } = dist('sim');
-const { createWorkers, installQuietRuntime } = dist('worker');
+const { dist, startLocalStack } = require('./local-stack');
 const { startSession, sessionResult } = dist('client/session');
 const { loadTeam, parseTeam } = dist('team');
 
 const CONCURRENT = Number(process.env.BENCH_SESSIONS ?? 50);
 
 async function main() {
-  installQuietRuntime();
-  const server = await startDevServer({ headless: true });
-  const sim = await startSim({ port: 0 });
   const workDir = mkdtempSync(join(tmpdir(), 'cohort-bench-'));
   writeFileSync(join(workDir, 'notes.txt'), 'Heat pumps move heat; boilers make it. '.repeat(20));
-  const settings = { address: server.address, namespace: 'default' };
-  const { client, connection } = await connectClient(settings);
-  const native = await connectWorkerConnection(settings);
   const taskQueue = 'bench';
-  const workers = await createWorkers({
-    connection: native,
-    namespace: 'default',
-    taskQueue,
-    activities: { model: { apiKey: 'bench', baseURL: sim.url }, workDir },
-    modelConcurrency: 100,
-  });
-  const running = Promise.all(workers.map((w) => w.run()));
+  const { client, sim, stop } = await startLocalStack({ taskQueue, workDir, modelConcurrency: 100 });
   const rows = [];
   try {
     // 1. The example team, offline.
     const { team } = await loadTeam(join(__dirname, '..', 'examples', 'research', 'team.yaml'));
-    await timed('warm-up', () => sessionResult(startSession(client, team, 'warm up', { taskQueue })).catch(() => undefined));
+    await startSession(client, team, 'warm up', { taskQueue }).then(sessionResult); // bundles and caches warm
     const t1 = await timed('research session', async () => {
       const h = await startSession(client, team, 'How do heat pumps compare to gas boilers?', { taskQueue });
       return sessionResult(h);
@@ -76,12 +59,7 @@ async function main() {
     });
     rows.push([`${CONCURRENT} concurrent one-call sessions`, `${t3.ms} ms (${((CONCURRENT * 1000) / t3.ms).toFixed(1)} sessions/s)`]);
   } finally {
-    for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
-    await running;
-    await connection.close();
-    await native.close();
-    await sim.close();
-    await server.stop();
+    await stop();
   }
   const width = Math.max(...rows.map((r) => r[0].length));
   for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);

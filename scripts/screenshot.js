@@ -11,11 +11,8 @@
 const { mkdirSync, existsSync } = require('node:fs');
 const { join, resolve } = require('node:path');
 
-const dist = (m) => require(join(__dirname, '..', 'dist', m));
-const { startDevServer, freePort } = dist('client/devserver');
-const { connectClient, connectWorkerConnection } = dist('client/connection');
-const { startSim } = dist('sim');
-const { createWorkers, installQuietRuntime } = dist('worker');
+const { dist, startLocalStack } = require('./local-stack');
+const { freePort } = dist('client/devserver');
 const { startSession, sessionResult } = dist('client/session');
 const { loadTeam } = dist('team');
 
@@ -26,20 +23,11 @@ async function main() {
   if (!existsSync(executablePath)) throw new Error(`no Chromium at ${executablePath}: apt-get install chromium, or set CHROMIUM_PATH`);
   const { chromium } = require('playwright-core');
 
-  installQuietRuntime();
-  const port = await freePort();
-  const server = await startDevServer({ port, uiPort: await freePort() });
-  const sim = await startSim({ port: 0 });
-  const settings = { address: server.address, namespace: 'default' };
-  const { client, connection } = await connectClient(settings);
-  const native = await connectWorkerConnection(settings);
-  const workers = await createWorkers({
-    connection: native,
-    namespace: 'default',
+  const { client, server, stop } = await startLocalStack({
     taskQueue: 'cohort',
-    activities: { model: { apiKey: 'sim', baseURL: sim.url }, workDir: process.cwd() },
+    workDir: process.cwd(),
+    server: { port: await freePort(), uiPort: await freePort() },
   });
-  const running = Promise.all(workers.map((w) => w.run()));
   let browser;
   try {
     const { team } = await loadTeam(join(__dirname, '..', 'examples', 'research', 'team.yaml'));
@@ -67,12 +55,7 @@ async function main() {
     }
   } finally {
     await browser?.close();
-    for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
-    await running;
-    await connection.close();
-    await native.close();
-    await sim.close();
-    await server.stop();
+    await stop();
   }
 }
 

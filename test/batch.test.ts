@@ -1,4 +1,4 @@
-import { batchProgress } from '../src/client/batch';
+import { batchOutcome, batchProgress } from '../src/client/batch';
 import { jobWorkflowId } from '../src/shared/batch-types';
 import { jobs, newBatchId, runBatch, submit } from './helpers/batch';
 import { maxOverlap, requestsOf, startHarness, type Harness } from './helpers/session';
@@ -23,7 +23,7 @@ test('at most `concurrency` sessions run at once, and with slow replies exactly 
   expect(mid.total).toBe(6);
   expect(mid.jobs.filter((j) => j.status === 'running')).toHaveLength(2);
 
-  const { status, jobs: end } = await (await import('../src/client/batch')).batchOutcome(handle);
+  const { status, jobs: end } = await batchOutcome(handle);
   expect(status).toBe('completed');
   expect(end.map((j) => j.status)).toEqual(Array(6).fill('completed'));
   for (const j of end) {
@@ -102,7 +102,6 @@ test('cancelling a batch cancels its running sessions and starts no more', async
   const { handle } = await submit(h, batchId, jobs(5), { concurrency: 2 });
   await waitFor('two running jobs', async () => (await batchProgress(handle)).running === 2);
   await handle.cancel();
-  const { batchOutcome } = await import('../src/client/batch');
   const outcome = await batchOutcome(handle);
   expect(outcome.status).toBe('cancelled');
   expect(outcome.jobs.map((j) => j.status)).toEqual(Array(5).fill('cancelled'));

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { querySession } from '../src/client/session';
+import { querySession, sessionResult } from '../src/client/session';
 import { maxOverlap, requestsOf, startHarness, teamFromYaml, type Harness } from './helpers/session';
 import { teamYaml } from './helpers/teams';
 import { waitFor } from './helpers/wait';
@@ -31,7 +31,6 @@ test('a lead fans out to 3 subagents with max_parallel_agents 2: two run at once
   });
   expect(busy.agents.map((a) => a.name).sort()).toEqual(['analyst', 'researcher', 'writer']);
 
-  const { sessionResult } = await import('../src/client/session');
   const result = await sessionResult(handle);
   expect(result.status).toBe('completed');
   expect(result.answer).toContain('R-42');

@@ -1,6 +1,6 @@
 /** `cohort batch <team.yaml> <jobs>`, `cohort batch status <id>`, `cohort batch cancel <id>`. */
 import { resolve } from 'node:path';
-import { WorkflowNotFoundError, type Client, type Connection, type WorkflowHandle } from '@temporalio/client';
+import { type Client, type Connection, type WorkflowHandle } from '@temporalio/client';
 import { SingleBar } from 'cli-progress';
 import {
   BatchError,
@@ -12,13 +12,14 @@ import {
   writeBatchOutputs,
   type JobResultLine,
 } from '../client/batch';
-import { connectClient, connectionSettings, uiUrlFor, type ConnectionSettings } from '../client/connection';
+import { uiUrlFor } from '../client/connection';
 import { prepareEnvironment } from '../client/environment';
 import { JobsFileError, readJobsFile } from '../client/jobs';
 import type { BatchJob, BatchProgress, BatchResult, BatchTotals, JobState } from '../shared/batch-types';
 import { isJobFailed, totalsOf } from '../shared/batch-types';
 import { formatTokens } from '../shared/render';
 import { DEFAULT_TASK_QUEUE } from '../worker';
+import { BATCH, connectOrExplain, existingWorkflow } from './connect';
 import { CliError } from './errors';
 import type { Sink } from './live';
 import { loadTeamOrExit } from './team-io';
@@ -194,24 +195,8 @@ function etaText(startedAt: number, now: number, ended: number, total: number): 
   return seconds >= 90 ? `${Math.round(seconds / 60)}m` : `${seconds}s`;
 }
 
-/** A client for commands that need no worker; an unreachable server is a message, not a stack. */
-export async function connectOrExplain(): Promise<{ settings: ConnectionSettings; client: Client; connection: Connection }> {
-  const settings = connectionSettings();
-  try {
-    return { settings, ...(await connectClient(settings)) };
-  } catch (err) {
-    throw new CliError(`cannot reach Temporal at ${settings.address}: ${(err as Error).message} (start one with \`cohort server\` or set TEMPORAL_ADDRESS)`);
-  }
-}
-
 async function existingBatch(client: Client, id: string): Promise<WorkflowHandle> {
-  const handle = client.workflow.getHandle(id);
-  const d = await handle.describe().catch((err) => {
-    if (err instanceof WorkflowNotFoundError) throw new CliError(`no batch with id ${id}`);
-    throw err;
-  });
-  if (d.type !== 'batchWorkflow') throw new CliError(`${id} is a ${d.type}, not a batch`);
-  return handle;
+  return (await existingWorkflow(client, id, BATCH)).handle;
 }
 
 /**

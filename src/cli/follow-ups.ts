@@ -1,28 +1,12 @@
 /** `cohort send | cancel`: talk to a running session through the Temporal client. */
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import { connectClient, connectionSettings } from '../client/connection';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { cancelSession, sendFollowUp } from '../client/session';
 import { formatUsage } from '../shared/render';
+import { SESSION, existingWorkflow, withClient } from './connect';
 import { CliError } from './errors';
 
 async function withSession<T>(id: string, fn: (handle: WorkflowHandle) => Promise<T>): Promise<T> {
-  const settings = connectionSettings();
-  let conn: Awaited<ReturnType<typeof connectClient>>;
-  try {
-    conn = await connectClient(settings);
-  } catch (err) {
-    throw new CliError(`cannot reach Temporal at ${settings.address}: ${(err as Error).message} (start one with \`cohort server\` or set TEMPORAL_ADDRESS)`);
-  }
-  try {
-    const handle = conn.client.workflow.getHandle(id);
-    await handle.describe().catch((err) => {
-      if (err instanceof WorkflowNotFoundError) throw new CliError(`no session with id ${id}`);
-      throw err;
-    });
-    return await fn(handle);
-  } finally {
-    await conn.connection.close();
-  }
+  return withClient(async ({ client }) => fn((await existingWorkflow(client, id, SESSION)).handle));
 }
 
 /** The validator's own words when the session refused the message. */

@@ -1,5 +1,6 @@
 /** The `cohort` command line. */
 import { Command } from 'commander';
+import { ServerUnreachableError } from '../client/environment';
 import { CliError } from './errors';
 import { setupTracing } from '../tracing';
 import { runCommand } from './run';
@@ -24,9 +25,9 @@ function act(fn: Action) {
       const code = await fn(...args);
       process.exitCode = typeof code === 'number' ? code : 0;
     } catch (err) {
-      if (err instanceof CliError) {
+      if (err instanceof CliError || err instanceof ServerUnreachableError) {
         process.stderr.write(`cohort: ${err.message}\n`);
-        process.exitCode = err.exitCode;
+        process.exitCode = err instanceof CliError ? err.exitCode : 1;
       } else {
         process.stderr.write(`cohort: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
         process.exitCode = 1;

@@ -1,7 +1,7 @@
 /** `cohort ls`: sessions through a visibility query, newest first. */
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { COHORT_TEAM } from '../shared/batch-types';
-import { connectOrExplain } from './batch';
+import { connectOrExplain } from './connect';
 import { CliError } from './errors';
 
 export interface LsOptions {

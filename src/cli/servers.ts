@@ -1,7 +1,7 @@
 /** `cohort server | worker | dev`: long-running processes, stopped with Ctrl-C. */
-import { connectWorkerConnection, connectionSettings, isServerReachable, uiUrlFor } from '../client/connection';
-import { isLocalAddress } from '../client/environment';
-import { startDevServer, type DevServer } from '../client/devserver';
+import { connectWorkerConnection, connectionSettings, uiUrlFor } from '../client/connection';
+import { ensureServer } from '../client/environment';
+import { startDevServer } from '../client/devserver';
 import { startSim, type SimServer } from '../sim';
 import { DEFAULT_TASK_QUEUE, createWorkers, defaultWorkDir, runWorkers } from '../worker';
 import { CliError } from './errors';
@@ -104,16 +104,10 @@ export async function workerCommand(opts: WorkerCommandOptions): Promise<number>
 
 /** A dev server (unless one answers) plus a worker: everything a local user needs. */
 export async function devCommand(opts: WorkerCommandOptions & { db?: string }): Promise<number> {
-  const settings = connectionSettings();
-  let server: DevServer | undefined;
-  if (!(await isServerReachable(settings))) {
-    if (!isLocalAddress(settings.address)) throw new CliError(`cannot reach Temporal at ${settings.address}`);
-    const port = Number(settings.address.split(':').pop()) || 7233;
-    server = await startDevServer({ port, dbFile: opts.db, log });
-    process.env.TEMPORAL_ADDRESS = server.address;
-  }
-  const address = server?.address ?? settings.address;
-  process.stdout.write(`Temporal at ${address} · UI ${uiUrlFor(address, settings.namespace)}\n`);
+  const { settings, server } = await ensureServer(connectionSettings(), { log, why: 'starting a dev server.', dbFile: opts.db });
+  // The worker below reads its address from the environment, like every other command.
+  process.env.TEMPORAL_ADDRESS = settings.address;
+  process.stdout.write(`Temporal at ${settings.address} · UI ${server?.uiUrl || uiUrlFor(settings.address, settings.namespace)}\n`);
   try {
     await runWorkerProcess(opts, true);
   } finally {

@@ -1,44 +1,26 @@
 /** `cohort start | status | result`: sessions through the Temporal client, no worker needed here. */
-import { WorkflowNotFoundError } from '@temporalio/client';
-import { connectClient, connectionSettings, uiUrlFor } from '../client/connection';
+import { uiUrlFor } from '../client/connection';
 import { querySession, sessionResult, startSession } from '../client/session';
 import { formatUsage } from '../shared/render';
 import { DEFAULT_TASK_QUEUE } from '../worker';
-import { CliError } from './errors';
+import { SESSION, existingWorkflow, withClient } from './connect';
 import { exitCodeFor, printResult } from './output';
 import { loadTeamOrExit } from './team-io';
 
-async function connect() {
-  const settings = connectionSettings();
-  try {
-    return { settings, ...(await connectClient(settings)) };
-  } catch (err) {
-    throw new CliError(`cannot reach Temporal at ${settings.address}: ${(err as Error).message} (start one with \`cohort server\` or set TEMPORAL_ADDRESS)`);
-  }
-}
-
 export async function startCommand(teamFile: string, task: string, opts: { id?: string; taskQueue?: string; interactive?: boolean }): Promise<number> {
   const { team } = await loadTeamOrExit(teamFile);
-  const { settings, client, connection } = await connect();
-  try {
+  return withClient(async ({ settings, client }) => {
     const taskQueue = opts.taskQueue ?? process.env.COHORT_TASK_QUEUE ?? DEFAULT_TASK_QUEUE;
     const handle = await startSession(client, team, task, { id: opts.id, taskQueue, interactive: opts.interactive });
     process.stdout.write(`${handle.workflowId}\n`);
     process.stderr.write(`UI: ${uiUrlFor(settings.address, settings.namespace, handle.workflowId)}\n`);
     return 0;
-  } finally {
-    await connection.close();
-  }
+  });
 }
 
 export async function statusCommand(id: string, opts: { json?: boolean }): Promise<number> {
-  const { client, connection } = await connect();
-  try {
-    const handle = client.workflow.getHandle(id);
-    const description = await handle.describe().catch((err) => {
-      if (err instanceof WorkflowNotFoundError) throw new CliError(`no session with id ${id}`);
-      throw err;
-    });
+  return withClient(async ({ client }) => {
+    const { handle, description } = await existingWorkflow(client, id, SESSION);
     const state = await querySession(handle).catch(() => undefined);
     if (opts.json) {
       process.stdout.write(`${JSON.stringify({ workflowId: id, temporalStatus: description.status.name, state }, null, 2)}\n`);
@@ -55,23 +37,14 @@ export async function statusCommand(id: string, opts: { json?: boolean }): Promi
     }
     process.stdout.write(`${lines.join('\n')}\n`);
     return 0;
-  } finally {
-    await connection.close();
-  }
+  });
 }
 
 export async function resultCommand(id: string, opts: { json?: boolean }): Promise<number> {
-  const { client, connection } = await connect();
-  try {
-    const handle = client.workflow.getHandle(id);
-    await handle.describe().catch((err) => {
-      if (err instanceof WorkflowNotFoundError) throw new CliError(`no session with id ${id}`);
-      throw err;
-    });
+  return withClient(async ({ client }) => {
+    const { handle } = await existingWorkflow(client, id, SESSION);
     const result = await sessionResult(handle);
     printResult(result, Boolean(opts.json));
     return exitCodeFor(result);
-  } finally {
-    await connection.close();
-  }
+  });
 }

@@ -1,5 +1,6 @@
 import { TeamValidationError, loadTeam, type LoadedTeam } from '../team';
 import { CliError } from './errors';
+import { problemLines } from './validate';
 
 /** Loads a team for a command; problems end the command with exit 2 and one line each. */
 export async function loadTeamOrExit(file: string): Promise<LoadedTeam> {
@@ -9,7 +10,7 @@ export async function loadTeamOrExit(file: string): Promise<LoadedTeam> {
     return loaded;
   } catch (err) {
     if (err instanceof TeamValidationError) {
-      throw new CliError(err.problems.map((p) => (p.startsWith(`${file}:`) ? p : `${file}: ${p}`)).join('\n'), 2);
+      throw new CliError(problemLines(file, err.problems).join('\n'), 2);
     }
     throw err;
   }

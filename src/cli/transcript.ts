@@ -3,7 +3,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { TranscriptError, readTranscript, type Transcript, type TranscriptTurn } from '../client/transcript';
 import type { ChatMessage, ContentBlock } from '../shared/messages-api';
 import { formatUsage } from '../shared/render';
-import { connectOrExplain } from './batch';
+import { connectOrExplain } from './connect';
 import { CliError } from './errors';
 
 export async function transcriptCommand(id: string, opts: { agent?: string; format?: string }): Promise<number> {

@@ -22,10 +22,7 @@ export async function runValidate(
     return 0;
   } catch (err) {
     if (!(err instanceof TeamValidationError)) throw err;
-    for (const p of err.problems) {
-      // YAML syntax errors already read `file:line:col: message`, the form editors link to.
-      io.err.write(p.startsWith(`${file}:`) ? `${p}\n` : `${file}: ${p}\n`);
-    }
+    for (const line of problemLines(file, err.problems)) io.err.write(`${line}\n`);
     return 2;
   }
 }
@@ -37,4 +34,9 @@ export function summarize(team: TeamSpec): string {
   const names = Object.keys(team.agents);
   const agents = names.length === 0 ? 'no agents' : `${names.length} agent${names.length === 1 ? '' : 's'}: ${names.join(', ')}`;
   return `${team.name}: valid — ${lead} + ${agents}`;
+}
+
+/** One line per problem, each led by the file (YAML syntax errors already read `file:line:col: ...`, the form editors link to). */
+export function problemLines(file: string, problems: string[]): string[] {
+  return problems.map((p) => (p.startsWith(`${file}:`) ? p : `${file}: ${p}`));
 }

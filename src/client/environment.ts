@@ -44,21 +44,39 @@ export function isLocalAddress(address: string): boolean {
   return LOCAL_HOSTS.has(host);
 }
 
+/** Nothing answers at a non-local address (or starting a server was not allowed). */
+export class ServerUnreachableError extends Error {
+  constructor(settings: ConnectionSettings) {
+    super(
+      `cannot reach Temporal at ${settings.address} (namespace ${settings.namespace}): check TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE, or run \`cohort server\``,
+    );
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * The settings of a server that answers: the configured one, or a dev server started on the
+ * configured local port when nothing answers there (`server` is then set; stop it when done).
+ */
+export async function ensureServer(
+  settings: ConnectionSettings,
+  opts: { log: Log; why: string; dbFile?: string; startServer?: boolean },
+): Promise<{ settings: ConnectionSettings; server?: DevServer }> {
+  if (await isServerReachable(settings)) return { settings };
+  if (opts.startServer === false || !isLocalAddress(settings.address)) throw new ServerUnreachableError(settings);
+  const port = Number(settings.address.split(':').pop()) || 7233;
+  opts.log(`No Temporal server at ${settings.address}: ${opts.why}`);
+  const server = await startDevServer({ port, namespace: settings.namespace, dbFile: opts.dbFile, log: opts.log });
+  return { settings: { ...settings, address: server.address }, server };
+}
+
 export async function prepareEnvironment(opts: EnvironmentOptions): Promise<Environment> {
   const env = opts.env ?? process.env;
-  let settings = connectionSettings(env);
-  let server: DevServer | undefined;
-  if (!(await isServerReachable(settings))) {
-    if (opts.startServer === false || !isLocalAddress(settings.address)) {
-      throw new Error(
-        `cannot reach Temporal at ${settings.address} (namespace ${settings.namespace}): check TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE, or run \`cohort server\``,
-      );
-    }
-    const port = Number(settings.address.split(':').pop()) || 7233;
-    opts.log(`No Temporal server at ${settings.address}: starting a dev server for this run (\`cohort server\` keeps one running).`);
-    server = await startDevServer({ port, namespace: settings.namespace, log: opts.log });
-    settings = { ...settings, address: server.address };
-  }
+  const { settings, server } = await ensureServer(connectionSettings(env), {
+    log: opts.log,
+    why: 'starting a dev server for this run (`cohort server` keeps one running).',
+    startServer: opts.startServer,
+  });
   const { client, connection } = await connectClient(settings);
   let sim: SimServer | undefined;
   let workers: Worker[] = [];

@@ -3,7 +3,6 @@
  * Per-job state is deliberately small (no answers): a batch of thousands of jobs carries it
  * through continue-as-new and returns it in query results.
  */
-import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
 import type { SessionStatus } from './session-types';
 import type { TeamSpec } from './team';
 
